@@ -1,0 +1,6 @@
+# Benchmarks print figures; they never pass or fail on time.
+noinst_PROGRAMS += bench/bench_store bench/bench_render
+bench_bench_store_SOURCES = bench/bench_store.c
+bench_bench_store_LDADD = $(FABMON_LIBS)
+bench_bench_render_SOURCES = bench/bench_render.c
+bench_bench_render_LDADD = $(FABMON_LIBS)

@@ -1,0 +1,25 @@
+# The daemon's core: an internal library that fabmond and every test link.
+noinst_LIBRARIES += libfabmon.a
+libfabmon_a_SOURCES = \
+	daemon/mem.c daemon/mem.h \
+	daemon/log.c daemon/log.h \
+	daemon/counters.c daemon/counters.h \
+	daemon/store.c daemon/store.h \
+	daemon/cfg.c daemon/cfg.h \
+	daemon/health.c daemon/health.h \
+	daemon/sdnotify.c daemon/sdnotify.h \
+	daemon/fabmond.c daemon/fabmond.h daemon/collector.h \
+	exporters/buf.c exporters/buf.h \
+	exporters/prom.c exporters/prom.h \
+	exporters/api.c exporters/api.h \
+	exporters/http.c exporters/http.h
+libfabmon_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(MHD_CFLAGS) \
+	$(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(SYSTEMD_CFLAGS)
+
+# Everything a program linking libfabmon.a needs.
+FABMON_LIBS = libfabmon.a $(YAML_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) \
+	$(ZLIB_LIBS) $(SYSTEMD_LIBS) -lm
+
+sbin_PROGRAMS += fabmond
+fabmond_SOURCES = daemon/main.c
+fabmond_LDADD = $(FABMON_LIBS)

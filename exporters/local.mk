@@ -1,0 +1,2 @@
+# exporters/ sources are part of libfabmon.a (daemon/local.mk).
+EXTRA_DIST += doc/api.md

@@ -1,0 +1,32 @@
+# Check suites, one per module, and integration tests on loopback.
+TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS)
+TEST_LIBS = $(FABMON_LIBS) $(CHECK_LIBS) $(CURL_LIBS)
+
+check_PROGRAMS += tests/check_log tests/check_cfg tests/check_store \
+	tests/check_prom tests/check_http
+tests_check_log_SOURCES = tests/check_log.c
+tests_check_log_CFLAGS = $(TEST_CFLAGS)
+tests_check_log_LDADD = $(TEST_LIBS)
+tests_check_cfg_SOURCES = tests/check_cfg.c
+tests_check_cfg_CFLAGS = $(TEST_CFLAGS)
+tests_check_cfg_LDADD = $(TEST_LIBS)
+tests_check_store_SOURCES = tests/check_store.c
+tests_check_store_CFLAGS = $(TEST_CFLAGS)
+tests_check_store_LDADD = $(TEST_LIBS)
+tests_check_prom_SOURCES = tests/check_prom.c
+tests_check_prom_CFLAGS = $(TEST_CFLAGS)
+tests_check_prom_LDADD = $(TEST_LIBS)
+tests_check_http_SOURCES = tests/check_http.c
+tests_check_http_CFLAGS = $(TEST_CFLAGS)
+tests_check_http_LDADD = $(TEST_LIBS)
+
+TESTS += tests/check_log tests/check_cfg tests/check_store \
+	tests/check_prom tests/check_http tests/integration_daemon.sh
+
+# Scripts find the programs and fixtures through these.
+AM_TESTS_ENVIRONMENT = \
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
+	top_builddir='$(abs_top_builddir)'; export top_builddir; \
+	PROMTOOL='$(PROMTOOL)'; export PROMTOOL;
+
+EXTRA_DIST += tests/integration_daemon.sh tests/lib.sh tests/data
