@@ -1,0 +1,175 @@
+/*
+ * store: the counter store, the one place every collector writes and
+ * every consumer (exporters, rules, API) reads.
+ *
+ * A series is one (device, port, canonical counter, priority or queue)
+ * with its last raw value, its timestamp, its declared width (32 or 64
+ * bits), a scale that converts raw units to the counter's canonical unit
+ * (µs -> s is 1e-6, 4-byte words -> bytes is 4), the running total in
+ * canonical units, the latest rate and a short ring of recent rates for
+ * the rule engine.
+ *
+ * Counters: deltas are taken modulo the width; a decrease that is not a
+ * plausible wrap, a discontinuity signalled by the source, or a delta
+ * implying more than the series' max_rate is a reset: it yields no rate,
+ * the total does not move, and resets_total is bumped. The first sample
+ * of a series gives no rate. Rates use the timestamps the source gives;
+ * a timestamp of 0 means "now" (CLOCK_REALTIME).
+ *
+ * Gauges: the value is stored as given (after scale); no rate.
+ *
+ * Labels (device, port, queue names, owners) are interned: a label id is
+ * stable for the life of the store and its string is never freed.
+ *
+ * Threading: any thread may create series and update them. Each series
+ * has its own tiny lock, so writers of different series never contend
+ * and a reader copies one series consistently (value, rate and time
+ * together). Series creation and lookup take the index lock. Readers
+ * never hold a lock across more than one series, so formatting a large
+ * response blocks no writer.
+ *
+ * Ownership: each series belongs to one owner (the target, or the local
+ * host) that created it. An update through a handle whose series was
+ * withdrawn fails with -ESTALE; the collector resolves it again.
+ */
+#ifndef FABMON_STORE_H
+#define FABMON_STORE_H
+
+#include "counters.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* Interned label id; 0 means "no label". */
+typedef uint32_t store_label;
+/* A series handle: slot and generation. 0 is never a valid handle. */
+typedef uint64_t store_handle;
+
+struct store_opts {
+	unsigned ring_len;	  /* rates kept per series (default 64) */
+	unsigned stale_intervals; /* intervals without update -> stale (5) */
+	uint32_t default_interval_ms; /* when a series gives none (1000) */
+	/* Monotonic clock for staleness and arrival times (tests inject
+	 * one); NULL means CLOCK_MONOTONIC_COARSE (4 ms ticks, a quarter
+	 * of the cost per update). */
+	int64_t (*mono_ns)(void *ctx);
+	/* Wall clock used when a sample's timestamp is 0; NULL means
+	 * CLOCK_REALTIME. */
+	int64_t (*real_ns)(void *ctx);
+	void *clock_ctx;
+};
+
+struct store_key {
+	store_label device;
+	store_label port;
+	uint32_t sub; /* priority (0..7) or queue label id, per the counter */
+	uint16_t counter; /* enum fm_counter */
+};
+
+struct store_series_spec {
+	store_label owner; /* target (or host) that writes this series */
+	uint8_t width;	   /* 32 or 64; counters only (default 64) */
+	double scale;	   /* raw unit -> canonical unit (default 1) */
+	double max_rate; /* raw units/s that cannot be exceeded; 0 = unknown */
+	uint32_t interval_ms; /* expected update interval (0 = default) */
+};
+
+/* A copy of one series, as readers see it. */
+struct store_sample {
+	struct store_key key;
+	store_label owner;
+	uint8_t kind;	/* enum fm_kind */
+	bool has_value; /* at least one sample seen */
+	bool has_rate;	/* a rate is known (two good samples) */
+	bool stale;	/* not updated for stale_intervals intervals */
+	double value;	/* counter: running total; gauge: last value */
+	double rate;	/* canonical units per second */
+	uint64_t raw;	/* last raw value */
+	int64_t ts_ns;	/* source timestamp of the last sample */
+	int64_t age_ns; /* monotonic time since the last update */
+	uint32_t interval_ms;
+	uint32_t ring_n; /* rates in the ring */
+};
+
+struct store_stats {
+	uint64_t series;       /* live series */
+	uint64_t stale_series; /* live series that are stale now */
+	uint64_t labels;       /* interned labels */
+	uint64_t memory_bytes; /* bytes held by the store */
+	uint64_t updates_total;
+	uint64_t resets_total;	 /* counter resets and discontinuities */
+	uint64_t rejected_total; /* out-of-order or bad samples dropped */
+};
+
+/* A new empty store; opts may be NULL for defaults. Never NULL. */
+struct store *store_new(const struct store_opts *opts);
+/* Frees everything; every label string and handle becomes invalid. */
+void store_free(struct store *st);
+/* Changes ring_len and stale_intervals for series created afterwards
+ * (ring_len) and for staleness checks from now on (stale_intervals). */
+void store_set_opts(struct store *st, unsigned ring_len,
+		    unsigned stale_intervals, uint32_t default_interval_ms);
+
+/* Interns s and returns its id (never 0 for a non-NULL s; 0 for NULL). */
+store_label store_intern(struct store *st, const char *s);
+/* The string of an id; NULL for 0 or an unknown id. Lives as long as st. */
+const char *store_label_str(const struct store *st, store_label id);
+/* The same string escaped for a Prometheus label value (\\, \", \n). */
+const char *store_label_prom(const struct store *st, store_label id);
+
+/*
+ * Finds or creates the series of key and returns its handle. spec is
+ * used when the series is created (NULL: defaults) and updates width,
+ * scale, max_rate and interval of an existing one. Returns 0 if the
+ * counter id is invalid, or if the series exists with another owner
+ * (two sources for one series would corrupt its rate; the conflict is
+ * counted in rejected_total). Also 0 for an invalid sub (above 7 for a
+ * per-priority counter, not 0 for one without sub label) or spec (width
+ * not 0, 32 or 64; scale or max_rate negative or not finite), and when
+ * the store is full (32 Mi series).
+ */
+store_handle store_series(struct store *st, const struct store_key *key,
+			  const struct store_series_spec *spec);
+/* The handle of an existing series, or 0. */
+store_handle store_lookup(const struct store *st, const struct store_key *key);
+
+/*
+ * Records a raw counter sample taken at ts_ns (ns since the epoch, 0 =
+ * now). 0, or -ESTALE (handle withdrawn: resolve again), -EINVAL (bad
+ * handle, or the series is a gauge), -ERANGE (timestamp older than the
+ * last sample: dropped and counted).
+ */
+int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns);
+/* Records a gauge value (in raw units; scale applies). Same returns. */
+int store_set_gauge(struct store *st, store_handle h, double value,
+		    int64_t ts_ns);
+/* The source saw a discontinuity (counter cleared, device rebooted):
+ * the next sample of h gives no rate and does not move the total. */
+int store_mark_discontinuity(struct store *st, store_handle h);
+/* The same for every series of owner (e.g. sysUpTime went back). */
+void store_mark_owner_discontinuity(struct store *st, store_label owner);
+/* Removes every series of owner; their handles become stale. Returns
+ * the number of series removed. */
+size_t store_withdraw_owner(struct store *st, store_label owner);
+
+/*
+ * Readers. store_slots() is the number of slots to scan; slots are
+ * never reused while a reader scans them in a way that tears a copy.
+ * store_read() copies slot i into *out: 0 if it holds a live series,
+ * -ENOENT if the slot is free.
+ */
+uint32_t store_slots(const struct store *st);
+int store_read(const struct store *st, uint32_t slot, struct store_sample *out);
+/* Copies up to max recent rates of slot, oldest first; returns the count
+ * (0 for a free slot or a series without rates). */
+unsigned store_read_ring(const struct store *st, uint32_t slot, float *out,
+			 unsigned max);
+/* The slot of a handle (for callers that keep handles and read). */
+uint32_t store_handle_slot(store_handle h);
+
+void store_get_stats(const struct store *st, struct store_stats *out);
+
+#endif
