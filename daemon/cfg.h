@@ -1,0 +1,172 @@
+/*
+ * cfg: fabmond's configuration, loaded from one YAML file.
+ *
+ * cfg_load() reads the file (bounded in size and nesting depth, since
+ * libyaml has no limits of its own), validates every key and returns a
+ * struct cfg that the caller owns; nothing is global, so a reload is
+ * "load, validate, swap". Errors name the file, line:column and key path:
+ *
+ *   fabmon.yaml:14:7: targets[2].gnmi.interval: "5x" is not a duration
+ *
+ * Unknown keys are errors, numbers are range-checked, and secrets come
+ * either inline or from *_file keys (read at load time, never logged).
+ *
+ * The gnmi, snmp, nic and rules sections are described here so that a
+ * config is validated whole, before any collector starts.
+ */
+#ifndef FABMON_CFG_H
+#define FABMON_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFG_MAX_FILE_BYTES (256 * 1024)
+#define CFG_MAX_DEPTH	   32
+#define CFG_DEFAULT_PORT   "9465"
+
+struct cfg_listen {
+	char *host; /* "127.0.0.1", "::1", "" for any */
+	char *port; /* decimal, "0" lets the kernel choose */
+};
+
+enum cfg_gnmi_mode { CFG_GNMI_STREAM, CFG_GNMI_ONCE, CFG_GNMI_POLL };
+enum cfg_gnmi_encoding {
+	CFG_GNMI_ENC_AUTO = -1,
+	CFG_GNMI_ENC_JSON = 0,
+	CFG_GNMI_ENC_PROTO = 2,
+	CFG_GNMI_ENC_JSON_IETF = 4,
+};
+enum cfg_sub_mode {
+	CFG_SUB_TARGET_DEFINED = 0,
+	CFG_SUB_ON_CHANGE = 1,
+	CFG_SUB_SAMPLE = 2,
+};
+
+struct cfg_gnmi_sub {
+	char *path;   /* gNMI path syntax, e.g. /interfaces/interface[name=*] */
+	char *origin; /* NULL if unset */
+	enum cfg_sub_mode mode;
+	uint64_t sample_interval_ns;	/* 0: the target's choice; default:
+					   the gnmi or global interval */
+	uint64_t heartbeat_interval_ns; /* 0: none */
+	bool suppress_redundant;
+};
+
+struct cfg_gnmi {
+	char *address; /* host:port or unix:/path */
+	bool insecure; /* plaintext */
+	bool skip_verify;
+	char *ca, *cert, *key; /* file paths, NULL if unset */
+	char *server_name;
+	char *username;
+	char *password; /* from password or password_file; never logged */
+	enum cfg_gnmi_mode mode;
+	uint64_t interval_ns;	   /* default sample interval of this target's
+				      subscriptions; 0: the global interval */
+	uint64_t poll_interval_ns; /* mode poll only (else 0); default:
+				      interval_ns, else the global one */
+	enum cfg_gnmi_encoding encoding;
+	char *target;  /* prefix target, e.g. COUNTERS_DB; NULL if unset */
+	char *profile; /* mapping profile name; NULL: chosen by the collector */
+	bool updates_only;
+	struct cfg_gnmi_sub *subs;
+	size_t n_subs;
+};
+
+enum cfg_snmp_auth {
+	CFG_SNMP_AUTH_NONE,
+	CFG_SNMP_AUTH_SHA,
+	CFG_SNMP_AUTH_SHA256,
+	CFG_SNMP_AUTH_SHA512
+};
+enum cfg_snmp_priv {
+	CFG_SNMP_PRIV_NONE,
+	CFG_SNMP_PRIV_AES,
+	CFG_SNMP_PRIV_AES256
+};
+
+struct cfg_snmp {
+	char *address;	 /* host[:port], udp:/udp6: prefixes allowed */
+	int version;	 /* 2 (2c) or 3 */
+	char *community; /* v2c; from community or community_file */
+	char *user;	 /* v3 */
+	enum cfg_snmp_auth auth;
+	char *auth_key; /* from auth_key or auth_key_file */
+	enum cfg_snmp_priv priv;
+	char *priv_key;
+	uint64_t interval_ns; /* 0: the global interval */
+	uint64_t timeout_ns;
+	unsigned retries;
+	unsigned max_repetitions;
+	char *profile;
+};
+
+struct cfg_target {
+	char *name;	       /* unique; the device label of its series */
+	struct cfg_gnmi *gnmi; /* NULL if absent */
+	struct cfg_snmp *snmp; /* NULL if absent */
+};
+
+struct cfg_nic {
+	bool enabled;
+	char *device;	      /* device label (default: the host name) */
+	char *sysfs_root;     /* default "/sys" */
+	char *ethtool_dir;    /* plain-file ethtool stats (tests, fabsim); NULL:
+				 ioctl */
+	uint64_t interval_ns; /* 0: the global interval */
+};
+
+struct cfg_rules {
+	uint64_t tick_ns; /* 0: the shortest sample interval */
+};
+
+struct cfg {
+	char *path; /* the file this came from; NULL from cfg_default() */
+	struct cfg_listen *listen;
+	size_t n_listen;
+	unsigned http_threads;
+	unsigned http_max_connections;
+	uint64_t interval_ns;  /* default sample interval */
+	uint8_t lossless_mask; /* bit p set: priority p is lossless */
+	int log_level;	       /* enum log_level; -1 if unset */
+	char **log_debug;      /* subsystem tokens */
+	size_t n_log_debug;
+	unsigned store_ring; /* rates kept per series */
+	unsigned store_stale_intervals;
+	struct cfg_target *targets;
+	size_t n_targets;
+	struct cfg_nic nic;
+	struct cfg_rules rules;
+};
+
+/*
+ * Loads and validates path. On success returns the config (free with
+ * cfg_free); on failure returns NULL and writes one line "file:line:col:
+ * key: message" (or "file: message" when there is no position) into err.
+ */
+struct cfg *cfg_load(const char *path, char *err, size_t errlen);
+/* The same from a buffer; name is used in messages and as cfg->path.
+ * *_file keys are resolved relative to the current directory. */
+struct cfg *cfg_load_buffer(const char *name, const char *buf, size_t len,
+			    char *err, size_t errlen);
+void cfg_free(struct cfg *c);
+
+/* A config with every default and no targets (used without -c). */
+struct cfg *cfg_default(void);
+
+/* The target named name, or NULL. */
+const struct cfg_target *cfg_find_target(const struct cfg *c, const char *name);
+
+/*
+ * Durations: a sequence of <number><unit> with units ns, us (µs), ms, s,
+ * m, h, d: "1s", "200ms", "1m30s", "1.5s". Returns 0 and the value in
+ * nanoseconds, or -EINVAL (syntax) / -ERANGE (overflow).
+ */
+int cfg_parse_duration(const char *s, uint64_t *ns);
+/* Sizes: <number>[B|KB|MB|GB|KiB|MiB|GiB]; 0 or -EINVAL / -ERANGE. */
+int cfg_parse_size(const char *s, uint64_t *bytes);
+/* Formats ns as the shortest exact duration ("1s", "200ms", "1m30s"). */
+void cfg_format_duration(uint64_t ns, char *buf, size_t len);
+
+#endif
