@@ -1,0 +1,61 @@
+/*
+ * api: the JSON API under /api/v1/ that fabtop and scripts read
+ * (targets, ports, status; documented in doc/api.md).
+ *
+ * The API knows nothing of HTTP: a request is a path and its decoded
+ * query parameters, a response is a status code and a JSON body written
+ * into a caller-owned buffer. The HTTP layer routes and checks methods;
+ * tests call api_serve() directly.
+ *
+ * Threading: any number of requests may be served at once, concurrently
+ * with the collectors. The store is read one series at a time and the
+ * health registry is copied once per request, so no lock is held while a
+ * response is built.
+ */
+#ifndef FABMON_API_H
+#define FABMON_API_H
+
+#include "buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+struct health;
+
+#define API_CONTENT_TYPE "application/json"
+
+/* /api/v1/ports: rows returned by default and at most. */
+#define API_PORTS_DEFAULT_LIMIT 100
+#define API_PORTS_MAX_LIMIT	100000
+
+/* One query parameter, URL-decoded. value is NULL for "?key" without
+ * '='. Both are borrowed for the call. */
+struct api_param {
+	const char *key;
+	const char *value;
+};
+
+/* What a request reads. st and h are borrowed. */
+struct api_ctx {
+	struct store *st;
+	struct health *h;
+};
+
+/* True if path is an API endpoint ("/api/v1/ports"), for 404 vs 405. */
+bool api_path_known(const char *path);
+
+/*
+ * Serves a GET (or HEAD) of path with params. Appends a JSON body to out
+ * and returns the HTTP status: 200; 400 for a bad or unknown parameter,
+ * the body being {"error": "<reason naming the parameter>"}; 404 for an
+ * unknown path, with {"error": "..."}. -ENOMEM if out could not grow.
+ */
+int api_serve(const struct api_ctx *ctx, const char *path,
+	      const struct api_param *params, size_t n_params, struct buf *out);
+
+/* Appends {"error": reason} to out (reason may hold any bytes). */
+void api_put_error(struct buf *out, const char *reason);
+
+#endif

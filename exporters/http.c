@@ -1,0 +1,601 @@
+/*
+ * http: the HTTP server (see http.h).
+ *
+ * Routing compares exact paths (no prefixes, no trailing slash). Every
+ * response is built in a buffer owned by the request and handed to MHD
+ * with MHD_RESPMEM_MUST_FREE, so MHD frees it once sent and concurrent
+ * requests share nothing but the store and the registry. The only state
+ * shared between requests is two atomics: the duration of the previous
+ * /metrics response and the last successful config load seen, which the
+ * registry forgets when a later reload fails.
+ *
+ * Threading and ownership: see http.h.
+ */
+#include "config.h"
+
+#include "http.h"
+
+#include "api.h"
+#include "buf.h"
+#include "health.h"
+#include "log.h"
+#include "mem.h"
+#include "prom.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * Internal epoll threads. MHD_USE_ITC gives each thread a wake-up
+ * channel: without it MHD_stop_daemon cannot interrupt a thread that
+ * stopped polling the listening socket (at the connection limit) and
+ * waits for the idle timeout, 30 s, before returning.
+ */
+#define HTTP_MHD_FLAGS                                                   \
+	(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | \
+	 MHD_USE_ERROR_LOG)
+
+/* Query parameters accepted per request; more is a 400. */
+#define HTTP_MAX_PARAMS 32
+/* zlib level for /metrics: level 1 is several times faster than the
+ * default and exposition text still shrinks about tenfold. */
+#define HTTP_GZIP_LEVEL 1
+
+struct http_listener {
+	int fd; /* -1 once handed to (and closed by) MHD */
+	unsigned port;
+	char *name; /* "host:port" as bound, for messages */
+	struct MHD_Daemon *daemon;
+};
+
+struct http_server {
+	struct store *st;
+	struct health *h;
+	unsigned threads;
+	unsigned max_connections;
+	struct http_listener *ls;
+	size_t n_ls;
+	bool started;
+	/* Duration of the previous /metrics response in ns; -1: none. */
+	_Atomic int64_t last_render_ns;
+	/* Realtime ns of the last successful config load seen; 0: none. */
+};
+
+enum http_route {
+	HTTP_R_NONE,
+	HTTP_R_METRICS,
+	HTTP_R_HEALTHZ,
+	HTTP_R_API,
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct http_server *http_new(struct store *st, struct health *h,
+			     const struct http_opts *opts)
+{
+	struct http_server *s = xcalloc(1, sizeof *s);
+	s->st = st;
+	s->h = h;
+	s->threads =
+	    opts && opts->threads ? opts->threads : HTTP_DEFAULT_THREADS;
+	s->max_connections = opts && opts->max_connections
+				 ? opts->max_connections
+				 : HTTP_DEFAULT_MAX_CONNECTIONS;
+	atomic_init(&s->last_render_ns, -1);
+	return s;
+}
+
+static void format_addr(const struct sockaddr *sa, char *out, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)sa;
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+		port = ntohs(a->sin6_port);
+		snprintf(out, len, "[%s]:%u", host, port);
+	} else {
+		const struct sockaddr_in *a = (const void *)sa;
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+		port = ntohs(a->sin_port);
+		snprintf(out, len, "%s:%u", host, port);
+	}
+}
+
+/* A listening socket on ai, or -errno. any: the wildcard address. */
+static int open_listener(const struct addrinfo *ai, bool any)
+{
+	int fd = socket(ai->ai_family,
+			ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	int one = 1, v6only = any ? 0 : 1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0)
+		goto fail;
+	/* The wildcard [::] also takes IPv4 (mapped); a literal IPv6
+	 * address takes only itself, whatever the sysctl default. */
+	if (ai->ai_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only) <
+		0)
+		goto fail;
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
+	    listen(fd, SOMAXCONN) < 0)
+		goto fail;
+	return fd;
+fail:;
+	int e = errno;
+	close(fd);
+	return -e;
+}
+
+int http_add_listener(struct http_server *s, const char *host, const char *port,
+		      char *err, size_t errlen)
+{
+	bool any = !host || !*host;
+	const char *shown = any ? "*" : host;
+	if (s->started) {
+		snprintf(err, errlen, "%s:%s: server already started", shown,
+			 port);
+		return -EBUSY;
+	}
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE };
+	struct addrinfo *res = NULL;
+	int gr = getaddrinfo(any ? NULL : host, port, &hints, &res);
+	if (gr != 0) {
+		int rc = gr == EAI_SYSTEM ? -errno : -EINVAL;
+		snprintf(err, errlen, "%s:%s: %s", shown, port,
+			 gr == EAI_SYSTEM ? strerror(errno) : gai_strerror(gr));
+		return rc;
+	}
+	int fd = -EADDRNOTAVAIL;
+	/* For the wildcard try IPv6 first: one dual-stack socket serves
+	 * both families. Otherwise take the resolver's order. */
+	for (int pass = any ? 0 : 1; pass < 2 && fd < 0; pass++) {
+		for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+			if (pass == 0 && ai->ai_family != AF_INET6)
+				continue;
+			if (ai->ai_family != AF_INET &&
+			    ai->ai_family != AF_INET6)
+				continue;
+			fd = open_listener(ai, any);
+			if (fd >= 0)
+				break;
+		}
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot listen on %s:%s: %s", shown, port,
+			 strerror(-fd));
+		freeaddrinfo(res);
+		return fd;
+	}
+	freeaddrinfo(res);
+
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s:%s: getsockname: %s", shown, port,
+			 strerror(e));
+		close(fd);
+		return -e;
+	}
+	char name[INET6_ADDRSTRLEN + 16];
+	format_addr((const struct sockaddr *)&ss, name, sizeof name);
+
+	s->ls = xreallocarray(s->ls, s->n_ls + 1, sizeof *s->ls);
+	struct http_listener *l = &s->ls[s->n_ls++];
+	l->fd = fd;
+	l->port = ss.ss_family == AF_INET6
+		      ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+		      : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	l->name = xstrdup(name);
+	l->daemon = NULL;
+	return 0;
+}
+
+size_t http_listener_count(const struct http_server *s)
+{
+	return s->n_ls;
+}
+
+unsigned http_listener_port(const struct http_server *s, size_t i)
+{
+	return i < s->n_ls ? s->ls[i].port : 0;
+}
+
+__attribute__((format(printf, 2, 0))) static void
+http_log(void *cls, const char *fmt, va_list ap)
+{
+	char *msg = xvasprintf(fmt, ap);
+	size_t n = strlen(msg);
+	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = '\0';
+	log_warn("http", "%s", msg);
+	free(msg);
+}
+
+static bool is_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* [p, end) without surrounding optional whitespace (spaces, tabs). */
+static void trim(const char **p, const char **end)
+{
+	while (*p < *end && is_ows(**p))
+		(*p)++;
+	while (*end > *p && is_ows((*end)[-1]))
+		(*end)--;
+}
+
+static bool token_is(const char *p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	return (size_t)(end - p) == n && strncasecmp(p, word, n) == 0;
+}
+
+/* The q of one "coding;param;..." element: 0 if q is zero (0, 0.0,
+ * 0.00, 0.000), 1 otherwise (a missing or malformed q means accept). */
+static int element_q(const char *p, const char *end)
+{
+	while ((p = memchr(p, ';', (size_t)(end - p)))) {
+		p++;
+		const char *ps = p;
+		const char *pe = memchr(p, ';', (size_t)(end - p));
+		if (!pe)
+			pe = end;
+		const char *eq = memchr(ps, '=', (size_t)(pe - ps));
+		if (eq) {
+			const char *ks = ps, *ke = eq, *vs = eq + 1, *ve = pe;
+			trim(&ks, &ke);
+			trim(&vs, &ve);
+			if (token_is(ks, ke, "q")) {
+				if (vs == ve)
+					return 1;
+				for (const char *c = vs; c < ve; c++)
+					if (*c != '0' && *c != '.')
+						return 1;
+				return 0;
+			}
+		}
+		p = pe;
+	}
+	return 1;
+}
+
+bool http_accepts_gzip(const char *ae)
+{
+	if (!ae)
+		return false;
+	int gzip = -1, star = -1;
+	const char *p = ae;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		const char *cs = p;
+		const char *ce = memchr(p, ';', (size_t)(end - p));
+		if (!ce)
+			ce = end;
+		trim(&cs, &ce);
+		if (token_is(cs, ce, "gzip") || token_is(cs, ce, "x-gzip"))
+			gzip = element_q(p, end);
+		else if (token_is(cs, ce, "*"))
+			star = element_q(p, end);
+		p = *end ? end + 1 : end;
+	}
+	return gzip >= 0 ? gzip > 0 : star > 0;
+}
+
+static enum http_route route(const char *url)
+{
+	if (strcmp(url, "/metrics") == 0)
+		return HTTP_R_METRICS;
+	if (strcmp(url, "/healthz") == 0)
+		return HTTP_R_HEALTHZ;
+	if (api_path_known(url))
+		return HTTP_R_API;
+	return HTTP_R_NONE;
+}
+
+/* Sends body (taken: emptied) with status and headers; extra is a
+ * NULL-terminated list of name, value pairs. */
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
+			     const char *ctype, struct buf *body,
+			     const char *const *extra)
+{
+	size_t len = 0;
+	char *data = buf_steal(body, &len);
+	struct MHD_Response *resp;
+	if (data) {
+		resp = MHD_create_response_from_buffer(len, data,
+						       MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			free(data);
+	} else {
+		static const char oom[] = "out of memory\n";
+		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		ctype = "text/plain; charset=utf-8";
+		extra = NULL;
+		resp = MHD_create_response_from_buffer(
+		    sizeof oom - 1, (void *)oom, MHD_RESPMEM_PERSISTENT);
+	}
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	for (const char *const *e = extra; e && e[0]; e += 2)
+		MHD_add_response_header(resp, e[0], e[1]);
+	enum MHD_Result r = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status,
+				  const char *text, const char *const *extra)
+{
+	struct buf b;
+	buf_init(&b);
+	buf_puts(&b, text);
+	return reply(conn, status, "text/plain; charset=utf-8", &b, extra);
+}
+
+static enum MHD_Result reply_json_error(struct MHD_Connection *conn,
+					unsigned status, const char *reason,
+					const char *const *extra)
+{
+	struct buf b;
+	buf_init(&b);
+	api_put_error(&b, reason);
+	return reply(conn, status, API_CONTENT_TYPE, &b, extra);
+}
+
+static enum MHD_Result serve_metrics(struct http_server *s,
+				     struct MHD_Connection *conn)
+{
+	int64_t t0 = mono_ns();
+	int64_t prev = atomic_load(&s->last_render_ns);
+	struct prom_self self = {
+		.scrape_duration_s = prev >= 0 ? (double)prev / 1e9 : -1,
+	};
+	struct buf text;
+	buf_init(&text);
+	int rc = prom_render(s->st, s->h, &self, &text);
+	if (rc < 0) {
+		buf_fini(&text);
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "cannot render metrics: out of memory\n",
+				  NULL);
+	}
+	static const char *const plain_hdrs[] = { MHD_HTTP_HEADER_VARY,
+						  "Accept-Encoding", NULL };
+	static const char *const gzip_hdrs[] = {
+		MHD_HTTP_HEADER_VARY, "Accept-Encoding",
+		MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip", NULL
+	};
+	const char *ae = MHD_lookup_connection_value(
+	    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	if (!http_accepts_gzip(ae)) {
+		atomic_store(&s->last_render_ns, mono_ns() - t0);
+		return reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, &text,
+			     plain_hdrs);
+	}
+	struct buf z;
+	buf_init(&z);
+	rc = buf_gzip(text.data, text.len, HTTP_GZIP_LEVEL, &z);
+	buf_fini(&text);
+	atomic_store(&s->last_render_ns, mono_ns() - t0);
+	if (rc < 0) {
+		buf_fini(&z);
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "cannot compress metrics\n", NULL);
+	}
+	return reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, &z, gzip_hdrs);
+}
+
+struct http_params {
+	struct api_param v[HTTP_MAX_PARAMS];
+	size_t n;
+	bool overflow;
+};
+
+static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind,
+				     const char *key, const char *value)
+{
+	struct http_params *p = cls;
+	if (p->n == HTTP_MAX_PARAMS) {
+		p->overflow = true;
+		return MHD_NO;
+	}
+	p->v[p->n].key = key;
+	p->v[p->n].value = value;
+	p->n++;
+	return MHD_YES;
+}
+
+static enum MHD_Result serve_api(struct http_server *s,
+				 struct MHD_Connection *conn, const char *url)
+{
+	struct http_params params = { .n = 0 };
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_param,
+				  &params);
+	if (params.overflow)
+		return reply_json_error(conn, MHD_HTTP_BAD_REQUEST,
+					"too many query parameters", NULL);
+	struct api_ctx ctx = { .st = s->st, .h = s->h };
+	struct buf b;
+	buf_init(&b);
+	int status = api_serve(&ctx, url, params.v, params.n, &b);
+	if (status < 0) {
+		buf_fini(&b);
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "out of memory\n", NULL);
+	}
+	static const char *const no_cache[] = { MHD_HTTP_HEADER_CACHE_CONTROL,
+						"no-store", NULL };
+	return reply(conn, (unsigned)status, API_CONTENT_TYPE, &b, no_cache);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	static int first_call_seen;
+	struct http_server *s = cls;
+	enum http_route r = route(url);
+	bool api = strncmp(url, "/api/", 5) == 0;
+	bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+		   strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+
+	if (!get) {
+		/* Answered at once, before any request body is read; MHD
+		 * then closes the connection instead of reading the body. */
+		static const char *const allow[] = { MHD_HTTP_HEADER_ALLOW,
+						     "GET, HEAD", NULL };
+		if (r == HTTP_R_NONE)
+			goto not_found;
+		return api ? reply_json_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+					      "method not allowed", allow)
+			   : reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+					"method not allowed\n", allow);
+	}
+	/* MHD calls once when the headers are in, then per piece of body,
+	 * then once more. Answering on the first call makes MHD discard
+	 * the request and close the connection; answering on the last
+	 * keeps it alive for the next scrape. A GET body is ignored. */
+	if (!*con_cls) {
+		*con_cls = &first_call_seen;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (r == HTTP_R_NONE)
+		goto not_found;
+	switch (r) {
+	case HTTP_R_METRICS:
+		return serve_metrics(s, conn);
+	case HTTP_R_HEALTHZ:
+		return reply_text(conn, MHD_HTTP_OK, "ok\n", NULL);
+	case HTTP_R_API:
+		return serve_api(s, conn, url);
+	case HTTP_R_NONE:
+		break;
+	}
+not_found:
+	return api ? reply_json_error(conn, MHD_HTTP_NOT_FOUND,
+				      "no such endpoint", NULL)
+		   : reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", NULL);
+}
+
+/* True if fd a is still open on the same socket as fd b. */
+static bool same_socket(int a, int b)
+{
+	struct stat sa, sb;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Stops the first n daemons (after a failed start). */
+static void stop_started(struct http_server *s, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		MHD_stop_daemon(s->ls[j].daemon);
+		s->ls[j].daemon = NULL;
+	}
+}
+
+int http_start(struct http_server *s, char *err, size_t errlen)
+{
+	if (s->started) {
+		snprintf(err, errlen, "http server already started");
+		return -EALREADY;
+	}
+	if (s->n_ls == 0) {
+		snprintf(err, errlen, "http server has no listener");
+		return -EINVAL;
+	}
+	s->started = true;
+	/* MHD splits the limit among its pool threads; below one per
+	 * thread it refuses to start. */
+	unsigned limit =
+	    s->max_connections < s->threads ? s->threads : s->max_connections;
+	for (size_t i = 0; i < s->n_ls; i++) {
+		struct http_listener *l = &s->ls[i];
+		/* MHD gets a duplicate: whether it closes the socket when it
+		 * fails to start depends on where it fails, and a duplicate
+		 * lets us tell without risking a double close. */
+		int mfd = fcntl(l->fd, F_DUPFD_CLOEXEC, 0);
+		if (mfd < 0) {
+			int e = errno;
+			snprintf(err, errlen,
+				 "cannot start the HTTP server on "
+				 "%s: %s",
+				 l->name, strerror(e));
+			stop_started(s, i);
+			return -e;
+		}
+		/* MHD ignores (and logs) a pool of one: a single polling
+		 * thread is the same thing. */
+		l->daemon = MHD_start_daemon(
+		    HTTP_MHD_FLAGS, 0, NULL, NULL, handle, s,
+		    MHD_OPTION_EXTERNAL_LOGGER, http_log, (void *)s,
+		    MHD_OPTION_LISTEN_SOCKET, mfd, MHD_OPTION_CONNECTION_LIMIT,
+		    (unsigned int)limit, MHD_OPTION_CONNECTION_TIMEOUT,
+		    (unsigned int)HTTP_CONNECTION_TIMEOUT_S,
+		    s->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE
+				   : MHD_OPTION_END,
+		    (unsigned int)s->threads, MHD_OPTION_END);
+		if (!l->daemon) {
+			if (same_socket(mfd, l->fd))
+				close(mfd);
+			snprintf(err, errlen,
+				 "cannot start the HTTP server on %s", l->name);
+			stop_started(s, i);
+			return -EIO;
+		}
+		/* MHD owns the duplicate now and closes it when stopped. */
+		close(l->fd);
+		l->fd = -1;
+		log_notice("http", "listening on %s", l->name);
+	}
+	return 0;
+}
+
+void http_free(struct http_server *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_ls; i++) {
+		if (s->ls[i].daemon)
+			MHD_stop_daemon(s->ls[i].daemon);
+		if (s->ls[i].fd >= 0)
+			close(s->ls[i].fd);
+		free(s->ls[i].name);
+	}
+	free(s->ls);
+	free(s);
+}

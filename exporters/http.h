@@ -1,0 +1,83 @@
+/*
+ * http: fabmond's HTTP server (libmicrohttpd): /metrics (Prometheus
+ * text, gzip when the client accepts it), /healthz and the JSON API
+ * under /api/v1/ (see doc/api.md).
+ *
+ * fabmond binds and listens on each socket itself (so that errors name
+ * the address and tests can ask for port 0) and hands it to one MHD
+ * daemon per socket, each with its own thread pool (epoll), connection
+ * limit and idle timeout (at the limit MHD stops accepting: further
+ * clients wait in the kernel's backlog until a connection closes). MHD's
+ * log lines go to log_warn("http", ...).
+ *
+ * Threading: http_new/add_listener/start/free are called by one thread
+ * (fabmond's main). Requests are served on MHD's threads; each renders
+ * into its own buffer, reading the store and the health registry, which
+ * are safe to read from any thread. Ownership: the server borrows st and
+ * h, which must outlive it; it owns its sockets (closed by http_free).
+ */
+#ifndef FABMON_HTTP_H
+#define FABMON_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct store;
+struct health;
+
+/* Used when an option is 0. */
+#define HTTP_DEFAULT_THREADS	     2
+#define HTTP_DEFAULT_MAX_CONNECTIONS 64
+/* Seconds a connection may stay idle before MHD closes it. */
+#define HTTP_CONNECTION_TIMEOUT_S 30
+
+struct http_opts {
+	unsigned threads;	  /* MHD thread pool size per listener */
+	unsigned max_connections; /* concurrent connections per listener */
+};
+
+struct http_server;
+
+/* Borrowed st and h must outlive the server. opts may be NULL (defaults).
+ * Never NULL. */
+struct http_server *http_new(struct store *st, struct health *h,
+			     const struct http_opts *opts);
+
+/*
+ * Binds host:port itself, before http_start. host "" (or NULL) is any
+ * address: one dual-stack [::] socket, or 0.0.0.0 where IPv6 is absent;
+ * otherwise an IPv4 or IPv6 literal or a name, bound to the first of its
+ * addresses that binds. port "0" lets the kernel pick (see
+ * http_listener_port). Each call adds one listener. 0 or -errno
+ * (-EINVAL for a name or port that does not resolve, -EBUSY after
+ * http_start), with a message naming the address in err.
+ */
+int http_add_listener(struct http_server *s, const char *host, const char *port,
+		      char *err, size_t errlen);
+
+/*
+ * Starts one MHD daemon per listener (MHD thread pool). 0, or -EINVAL
+ * without listeners, -EALREADY if started, -EIO if MHD refuses (or
+ * -errno if the socket cannot be duplicated for it); err says which
+ * listener, the daemons already started are stopped and the server can
+ * only be freed.
+ */
+int http_start(struct http_server *s, char *err, size_t errlen);
+
+/* The number of listeners added. */
+size_t http_listener_count(const struct http_server *s);
+
+/* The bound port of listener i (in the order added); 0 if no such. */
+unsigned http_listener_port(const struct http_server *s, size_t i);
+
+/* Stops the daemons, closes the sockets and frees; NULL ok. */
+void http_free(struct http_server *s);
+
+/*
+ * True if an Accept-Encoding header value allows gzip: a "gzip" (or
+ * "x-gzip") coding, or "*" when gzip is not listed, with q > 0
+ * (RFC 9110 12.5.3). NULL (no header) is false.
+ */
+bool http_accepts_gzip(const char *accept_encoding);
+
+#endif

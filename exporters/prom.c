@@ -1,0 +1,417 @@
+/*
+ * prom: Prometheus text exposition of the store and of fabmond's health
+ * (see prom.h).
+ *
+ * One pass copies every live, fresh series into a compact record (24
+ * bytes: label ids, counter id, value), counting series per counter id;
+ * a counting sort then orders the records by counter id, which makes the
+ * series of each family contiguous because the ids of a family are
+ * adjacent in the vocabulary. Formatting is memcpy of pre-escaped labels
+ * (looked up through a small per-render cache, since a few thousand
+ * device and port names repeat across a million series) and integer
+ * formatting without printf.
+ *
+ * Each series is read once, so a series created or withdrawn during a
+ * render is either in it or not, never half. Threading and ownership:
+ * see prom.h; everything allocated here lives for one render.
+ */
+#include "config.h"
+
+#include "prom.h"
+
+#include "counters.h"
+#include "health.h"
+#include "mem.h"
+#include "store.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A fresh series, as much of it as the exposition needs. */
+struct prom_rec {
+	store_label device;
+	store_label port;
+	uint32_t sub;
+	uint16_t counter;
+	double value;
+};
+
+/* Direct-mapped cache of escaped label strings: id -> (string, length). */
+#define PROM_LABEL_CACHE 4096
+
+struct prom_label_ent {
+	store_label id; /* 0: empty */
+	uint32_t len;
+	const char *s;
+};
+
+struct prom_render_ctx {
+	struct store *st;
+	struct buf *out;
+	struct prom_label_ent *cache;
+};
+
+/* The escaped string of label id, or NULL (no such label). */
+static const char *label_get(struct prom_render_ctx *c, store_label id,
+			     size_t *len)
+{
+	if (!id)
+		return NULL;
+	struct prom_label_ent *e = &c->cache[id % PROM_LABEL_CACHE];
+	if (e->id != id) {
+		const char *s = store_label_prom(c->st, id);
+		if (!s)
+			return NULL;
+		e->id = id;
+		e->s = s;
+		e->len = (uint32_t)strlen(s);
+	}
+	*len = e->len;
+	return e->s;
+}
+
+/* Appends `name="value"`, preceded by '{' for the first label of a line
+ * and ',' for the others. value is already escaped. */
+static void put_label(struct buf *b, bool *first, const char *name,
+		      size_t name_len, const char *value, size_t value_len)
+{
+	buf_putc(b, *first ? '{' : ',');
+	*first = false;
+	buf_append(b, name, name_len);
+	buf_append(b, "=\"", 2);
+	buf_append(b, value, value_len);
+	buf_putc(b, '"');
+}
+
+#define PUT_LABEL(b, first, lit, v, vlen) \
+	put_label(b, first, lit, sizeof lit - 1, v, vlen)
+
+static void put_header(struct buf *b, const char *name, const char *type,
+		       const char *help)
+{
+	buf_append(b, "# HELP ", 7);
+	buf_puts(b, name);
+	buf_putc(b, ' ');
+	buf_put_help_escaped(b, help);
+	buf_append(b, "\n# TYPE ", 8);
+	buf_puts(b, name);
+	buf_putc(b, ' ');
+	buf_puts(b, type);
+	buf_putc(b, '\n');
+}
+
+/* A family with one unlabelled sample. */
+static void put_single(struct buf *b, const char *name, const char *type,
+		       const char *help, double v)
+{
+	put_header(b, name, type, help);
+	buf_puts(b, name);
+	buf_putc(b, ' ');
+	buf_put_double(b, v);
+	buf_putc(b, '\n');
+}
+
+static void put_single_u64(struct buf *b, const char *name, const char *type,
+			   const char *help, uint64_t v)
+{
+	put_header(b, name, type, help);
+	buf_puts(b, name);
+	buf_putc(b, ' ');
+	buf_put_u64(b, v);
+	buf_putc(b, '\n');
+}
+
+static void put_series(struct prom_render_ctx *c,
+		       const struct fm_counter_info *ci, size_t fam_len,
+		       const struct prom_rec *r)
+{
+	struct buf *b = c->out;
+	bool first = true;
+	const char *s;
+	size_t n;
+
+	buf_append(b, ci->family, fam_len);
+	if ((s = label_get(c, r->device, &n)))
+		PUT_LABEL(b, &first, "device", s, n);
+	if ((s = label_get(c, r->port, &n)))
+		PUT_LABEL(b, &first, "port", s, n);
+	if (ci->sub == FM_SUB_PRIORITY) {
+		char tmp[12];
+		char *end = tmp + sizeof tmp, *p = end;
+		uint32_t v = r->sub;
+		do {
+			*--p = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		PUT_LABEL(b, &first, "priority", p, (size_t)(end - p));
+	} else if (ci->sub == FM_SUB_QUEUE && (s = label_get(c, r->sub, &n))) {
+		PUT_LABEL(b, &first, "queue", s, n);
+	}
+	if (ci->dir != FM_DIR_NONE)
+		PUT_LABEL(b, &first, "direction", fm_dir_name(ci->dir), 2);
+	if (!first)
+		buf_putc(b, '}');
+	buf_putc(b, ' ');
+	buf_put_double(b, r->value);
+	buf_putc(b, '\n');
+}
+
+/* The HELP text of the family that id belongs to (on its first id). */
+static const char *family_help(int id)
+{
+	const struct fm_counter_info *ci = fm_counter_info((enum fm_counter)id);
+	for (int j = id; j > FM_C_NONE; j--) {
+		const struct fm_counter_info *cj =
+		    fm_counter_info((enum fm_counter)j);
+		if (strcmp(cj->family, ci->family) != 0)
+			break;
+		if (cj->help)
+			return cj->help;
+	}
+	return ci->name;
+}
+
+static int render_store(struct prom_render_ctx *c)
+{
+	struct store *st = c->st;
+	uint32_t nslots = store_slots(st);
+	size_t counts[FM_C__COUNT + 1] = { 0 };
+	struct prom_rec *recs = NULL;
+	uint32_t *order = NULL;
+	int rc = 0;
+
+	if (nslots == 0)
+		return 0;
+	recs = malloc((size_t)nslots * sizeof *recs);
+	order = malloc((size_t)nslots * sizeof *order);
+	if (!recs || !order) {
+		rc = -ENOMEM;
+		goto out;
+	}
+
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < nslots; i++) {
+		struct store_sample s;
+		if (store_read(st, i, &s) != 0 || s.stale || !s.has_value)
+			continue;
+		if (s.key.counter <= FM_C_NONE || s.key.counter >= FM_C__COUNT)
+			continue;
+		struct prom_rec *r = &recs[m++];
+		r->device = s.key.device;
+		r->port = s.key.port;
+		r->sub = s.key.sub;
+		r->counter = s.key.counter;
+		r->value = s.value;
+		counts[s.key.counter + 1]++;
+	}
+
+	/* One reservation for the typical line (~120 bytes) instead of a
+	 * dozen doublings, each copying everything rendered so far. */
+	if (buf_reserve(c->out, (size_t)m * 128 + 65536) < 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+
+	/* Counting sort: counts[id] becomes the first position of id. */
+	for (int id = 1; id <= FM_C__COUNT; id++)
+		counts[id] += counts[id - 1];
+	for (uint32_t i = 0; i < m; i++)
+		order[counts[recs[i].counter]++] = i;
+	/* Now counts[id] is the end of id, i.e. the start of id + 1. */
+
+	size_t pos = 0;
+	for (int id = FM_C_NONE + 1; id < FM_C__COUNT;) {
+		const struct fm_counter_info *ci =
+		    fm_counter_info((enum fm_counter)id);
+		int last = id;
+		while (
+		    last + 1 < FM_C__COUNT &&
+		    strcmp(fm_counter_info((enum fm_counter)(last + 1))->family,
+			   ci->family) == 0)
+			last++;
+		size_t end = counts[last];
+		if (end > pos) {
+			put_header(c->out, ci->family,
+				   ci->kind == FM_KIND_GAUGE ? "gauge"
+							     : "counter",
+				   family_help(id));
+			size_t fam_len = strlen(ci->family);
+			for (; pos < end; pos++) {
+				const struct prom_rec *r = &recs[order[pos]];
+				put_series(c, fm_counter_info(r->counter),
+					   fam_len, r);
+			}
+		}
+		id = last + 1;
+	}
+out:
+	free(recs);
+	free(order);
+	return rc;
+}
+
+static double ns_to_s(int64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* HELP of fabmon_target_<name>_total, by enum health_counter. */
+static const char *const counter_help[HEALTH_C__COUNT] = {
+	[HEALTH_C_UPDATES] = "Values received from the target and stored.",
+	[HEALTH_C_RECONNECTS] = "Sessions to the target re-established.",
+	[HEALTH_C_ERRORS] = "Failed connects, polls and reads of the target.",
+	[HEALTH_C_DECODE_ERRORS] = "Messages from the target rejected as "
+				   "malformed.",
+	[HEALTH_C_UNMAPPED] = "Values from the target that no profile maps.",
+	[HEALTH_C_TIMEOUTS] = "Requests to the target that timed out.",
+	[HEALTH_C_OVERRUNS] = "Polls of the target that overran their "
+			      "interval.",
+};
+
+/* Writes `name{target="..",protocol=".."} ` (value follows). */
+static void put_target_labels(struct buf *b, const char *name,
+			      const struct health_target_info *t)
+{
+	buf_puts(b, name);
+	buf_append(b, "{target=\"", 9);
+	buf_put_label_escaped(b, t->target);
+	buf_append(b, "\",protocol=\"", 12);
+	buf_put_label_escaped(b, t->protocol);
+	buf_append(b, "\"} ", 3);
+}
+
+/* The per-target families, one header and one line per target each. */
+static void render_targets(struct buf *b, const struct health_target_info *v,
+			   size_t n)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fams[] = {
+		{ "fabmon_target_up", "gauge",
+		  "1 if fabmond's collector for the target is connected and "
+		  "collecting." },
+		{ "fabmon_target_last_update_age_seconds", "gauge",
+		  "Seconds since the target's last data arrived (absent "
+		  "before the first)." },
+		{ "fabmon_target_last_duration_seconds", "gauge",
+		  "Duration of the target's last poll or read." },
+	};
+	for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+		bool header = false;
+		for (size_t i = 0; i < n; i++) {
+			double val;
+			if (f == 0)
+				val = v[i].up ? 1 : 0;
+			else if (f == 1 && v[i].last_update_age_ns >= 0)
+				val = ns_to_s(v[i].last_update_age_ns);
+			else if (f == 2 && v[i].last_duration_s >= 0)
+				val = v[i].last_duration_s;
+			else
+				continue;
+			if (!header) {
+				put_header(b, fams[f].name, fams[f].type,
+					   fams[f].help);
+				header = true;
+			}
+			put_target_labels(b, fams[f].name, &v[i]);
+			buf_put_double(b, val);
+			buf_putc(b, '\n');
+		}
+	}
+	if (n == 0)
+		return;
+	for (int c = 0; c < HEALTH_C__COUNT; c++) {
+		const char *help = counter_help[c]
+				       ? counter_help[c]
+				       : "Collector events for the target.";
+		char *fam =
+		    xasprintf("fabmon_target_%s_total",
+			      health_counter_name((enum health_counter)c));
+		put_header(b, fam, "counter", help);
+		for (size_t i = 0; i < n; i++) {
+			put_target_labels(b, fam, &v[i]);
+			buf_put_u64(b, v[i].counters[c]);
+			buf_putc(b, '\n');
+		}
+		free(fam);
+	}
+}
+
+static void render_self(struct store *st, struct health *h,
+			const struct prom_self *self, struct buf *b)
+{
+	struct store_stats ss;
+	store_get_stats(st, &ss);
+
+	put_header(b, "fabmon_build_info", "gauge",
+		   "fabmond's version, as a label; the value is 1.");
+	buf_puts(b, "fabmon_build_info{version=\"");
+	buf_put_label_escaped(b, PACKAGE_VERSION);
+	buf_puts(b, "\"} 1\n");
+	if (h)
+		put_single(b, "fabmon_start_time_seconds", "gauge",
+			   "Time fabmond started, seconds since the epoch.",
+			   ns_to_s(health_start_time_ns(h)));
+	if (self && self->scrape_duration_s >= 0)
+		put_single(b, "fabmon_scrape_duration_seconds", "gauge",
+			   "Time the previous /metrics render took.",
+			   self->scrape_duration_s);
+	put_single(b, "fabmon_store_series", "gauge",
+		   "Series held in the counter store.", (double)ss.series);
+	put_single(b, "fabmon_store_stale_series", "gauge",
+		   "Series not updated for their stale interval (not "
+		   "exported).",
+		   (double)ss.stale_series);
+	put_single(b, "fabmon_store_labels", "gauge",
+		   "Interned label strings in the counter store.",
+		   (double)ss.labels);
+	put_single(b, "fabmon_store_memory_bytes", "gauge",
+		   "Bytes held by the counter store.", (double)ss.memory_bytes);
+
+	/* Counters straight from uint64_t, so totals above 2^53 stay exact. */
+	put_single_u64(b, "fabmon_store_updates_total", "counter",
+		       "Samples written to the counter store.",
+		       ss.updates_total);
+	put_single_u64(b, "fabmon_series_resets_total", "counter",
+		       "Counter resets and discontinuities seen (no rate, "
+		       "total kept).",
+		       ss.resets_total);
+	put_single_u64(b, "fabmon_store_rejected_samples_total", "counter",
+		       "Samples dropped as out of order, invalid or "
+		       "conflicting.",
+		       ss.rejected_total);
+
+	if (!h)
+		return;
+	bool ok;
+	int64_t when_ns, success_ns;
+	health_get_reload(h, &ok, &when_ns, &success_ns);
+	put_single(b, "fabmon_config_last_reload_successful", "gauge",
+		   "1 if the last configuration load succeeded.", ok ? 1 : 0);
+	put_single(b, "fabmon_config_last_reload_success_timestamp_seconds",
+		   "gauge",
+		   "Time of the last successful configuration load, seconds "
+		   "since the epoch.",
+		   ns_to_s(success_ns));
+
+	struct health_target_info *v = NULL;
+	size_t n = health_snapshot(h, &v);
+	render_targets(b, v, n);
+	health_snapshot_free(v, n);
+}
+
+int prom_render(struct store *st, struct health *h,
+		const struct prom_self *self, struct buf *out)
+{
+	struct prom_render_ctx c = { .st = st, .out = out };
+	c.cache = calloc(PROM_LABEL_CACHE, sizeof *c.cache);
+	if (!c.cache)
+		return -ENOMEM;
+	int rc = render_store(&c);
+	free(c.cache);
+	if (rc < 0)
+		return rc;
+	render_self(st, h, self, out);
+	return buf_error(out);
+}
