@@ -1,0 +1,367 @@
+/*
+ * fabmond: lifecycle (see fabmond.h).
+ *
+ * Start order: log, config, store, health, collectors, HTTP; stop in
+ * exact reverse. A reload swaps the config only after the new one has
+ * loaded and validated whole; the previous struct cfg is freed once
+ * every module has been handed the new one.
+ */
+#include "config.h"
+
+#include "fabmond.h"
+
+#include "cfg.h"
+#include "collector.h"
+#include "health.h"
+#include "http.h"
+#include "log.h"
+#include "mem.h"
+#include "sdnotify.h"
+#include "store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * The collectors of this build, in start order. Each later issue adds
+ * its ops table here (gNMI, SNMP, NIC); a target block whose collector
+ * is not in this table is reported down with that reason.
+ */
+static const struct collector_ops *const collectors[] = {
+	NULL,
+};
+
+#define N_COLLECTORS (sizeof collectors / sizeof collectors[0])
+
+struct daemon {
+	struct cfg *cfg;
+	struct store *store;
+	struct health *health;
+	struct http_server *http;
+	void *collector_state[N_COLLECTORS];
+	bool collector_running[N_COLLECTORS];
+};
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const char *fabmond_default_config(void)
+{
+	return SYSCONFDIR "/fabmon/fabmon.yaml";
+}
+
+/* Loads the config named by the user, the default file if it exists,
+ * or the built-in defaults. */
+static struct cfg *load_config(const char *path, char *err, size_t errlen)
+{
+	if (path)
+		return cfg_load(path, err, errlen);
+	if (access(fabmond_default_config(), F_OK) == 0)
+		return cfg_load(fabmond_default_config(), err, errlen);
+	return cfg_default();
+}
+
+int fabmond_check_config(const char *path)
+{
+	char err[1024];
+	struct cfg *c = load_config(path, err, sizeof err);
+	if (!c) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	printf("%s: configuration OK (%zu target%s)\n",
+	       c->path ? c->path : "built-in defaults", c->n_targets,
+	       c->n_targets == 1 ? "" : "s");
+	cfg_free(c);
+	return 0;
+}
+
+static void apply_logging(const struct cfg *c, const struct fabmond_opts *o)
+{
+	log_set_level(c->log_level >= 0 ? (enum log_level)c->log_level
+					: LOG_LVL_INFO);
+	log_disable_debug();
+	for (size_t i = 0; i < c->n_log_debug; i++)
+		(void)log_enable_debug(c->log_debug[i]);
+	for (size_t i = 0; i < o->n_debug; i++)
+		(void)log_enable_debug(o->debug[i]);
+	if (o->n_debug && log_get_level() < LOG_LVL_DEBUG)
+		log_set_level(LOG_LVL_DEBUG);
+}
+
+static bool collector_built(const char *name)
+{
+	for (size_t i = 0; collectors[i]; i++)
+		if (strcmp(collectors[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Registers every (target, protocol) of c in the health registry, so
+ * that configured targets are listed even before their first sample. */
+static void register_targets(struct health *h, const struct cfg *c)
+{
+	for (size_t i = 0; i < c->n_targets; i++) {
+		const struct cfg_target *t = &c->targets[i];
+		const char *protos[2] = { t->gnmi ? "gnmi" : NULL,
+					  t->snmp ? "snmp" : NULL };
+		for (int p = 0; p < 2; p++) {
+			if (!protos[p])
+				continue;
+			struct health_target *ht =
+			    health_target(h, t->name, protos[p]);
+			if (!collector_built(protos[p])) {
+				char why[96];
+				snprintf(why, sizeof why,
+					 "the %s collector is not part of "
+					 "this build",
+					 protos[p]);
+				health_target_set_up(ht, false, why);
+			}
+		}
+	}
+}
+
+static bool same_protocols(const struct cfg_target *a,
+			   const struct cfg_target *b)
+{
+	return !a->gnmi == !b->gnmi && !a->snmp == !b->snmp;
+}
+
+static bool same_listen(const struct cfg *a, const struct cfg *b)
+{
+	if (a->n_listen != b->n_listen)
+		return false;
+	for (size_t i = 0; i < a->n_listen; i++)
+		if (strcmp(a->listen[i].host, b->listen[i].host) ||
+		    strcmp(a->listen[i].port, b->listen[i].port))
+			return false;
+	return true;
+}
+
+static void configure_store(struct store *st, const struct cfg *c)
+{
+	store_set_opts(st, c->store_ring, c->store_stale_intervals,
+		       (uint32_t)(c->interval_ns / 1000000));
+}
+
+static int start_http(struct daemon *d)
+{
+	char err[256];
+	struct http_opts ho = {
+		.threads = d->cfg->http_threads,
+		.max_connections = d->cfg->http_max_connections,
+	};
+	d->http = http_new(d->store, d->health, &ho);
+	for (size_t i = 0; i < d->cfg->n_listen; i++) {
+		const struct cfg_listen *l = &d->cfg->listen[i];
+		if (http_add_listener(d->http, l->host, l->port, err,
+				      sizeof err) < 0) {
+			log_err("http", "cannot listen: %s", err);
+			return -1;
+		}
+	}
+	if (http_start(d->http, err, sizeof err) < 0) {
+		log_err("http", "cannot start the HTTP server: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int start_collectors(struct daemon *d)
+{
+	struct collector_env env = { .store = d->store, .health = d->health };
+	for (size_t i = 0; collectors[i]; i++) {
+		int rc =
+		    collectors[i]->start(&env, d->cfg, &d->collector_state[i]);
+		if (rc < 0) {
+			log_err("core", "the %s collector did not start: %s",
+				collectors[i]->name, strerror(-rc));
+			return rc;
+		}
+		d->collector_running[i] = true;
+	}
+	return 0;
+}
+
+static void stop_collectors(struct daemon *d)
+{
+	/* Reverse order; the table ends with NULL, never running. */
+	for (size_t i = N_COLLECTORS; i-- > 0;) {
+		if (!d->collector_running[i])
+			continue;
+		collectors[i]->stop(d->collector_state[i]);
+		d->collector_running[i] = false;
+	}
+}
+
+static void reload(struct daemon *d, const struct fabmond_opts *o)
+{
+	char err[1024];
+	sdnotify_send("RELOADING=1");
+	const char *path = o->config_path ? o->config_path : d->cfg->path;
+	struct cfg *nc = load_config(path, err, sizeof err);
+	if (!nc) {
+		log_err("config",
+			"reload failed, keeping the running "
+			"configuration: %s",
+			err);
+		health_set_reload(d->health, false, realtime_ns());
+		sdnotify_send("READY=1");
+		return;
+	}
+
+	struct cfg *old = d->cfg;
+	apply_logging(nc, o);
+	configure_store(d->store, nc);
+	if (!same_listen(old, nc))
+		log_warn("http", "listen addresses changed: they take effect "
+				 "at the next restart");
+
+	/* Targets that left, or changed protocols: withdraw their series
+	 * and health so that nothing stale is exported for them. */
+	for (size_t i = 0; i < old->n_targets; i++) {
+		const struct cfg_target *ot = &old->targets[i];
+		const struct cfg_target *nt = cfg_find_target(nc, ot->name);
+		if (nt && same_protocols(ot, nt))
+			continue;
+		health_remove_target(d->health, ot->name);
+		if (!nt) {
+			size_t n = store_withdraw_owner(
+			    d->store, store_intern(d->store, ot->name));
+			log_info("config",
+				 "target %s removed, %zu series withdrawn",
+				 ot->name, n);
+		}
+	}
+	register_targets(d->health, nc);
+
+	d->cfg = nc;
+	for (size_t i = 0; collectors[i]; i++) {
+		if (!d->collector_running[i])
+			continue;
+		int rc = collectors[i]->reload(d->collector_state[i], nc);
+		if (rc < 0)
+			log_warn("core",
+				 "the %s collector could not apply "
+				 "the whole new configuration: %s",
+				 collectors[i]->name, strerror(-rc));
+	}
+	cfg_free(old);
+	health_set_reload(d->health, true, realtime_ns());
+	log_notice("config", "reloaded %s (%zu targets)", nc->path,
+		   nc->n_targets);
+	sdnotify_send("READY=1");
+	sdnotify_status("serving %zu targets", nc->n_targets);
+}
+
+static void teardown(struct daemon *d)
+{
+	stop_collectors(d);
+	http_free(d->http);
+	health_free(d->health);
+	store_free(d->store);
+	cfg_free(d->cfg);
+}
+
+int fabmond_run(const struct fabmond_opts *o)
+{
+	char err[1024];
+	struct daemon d = { 0 };
+
+	log_init();
+	for (size_t i = 0; i < o->n_debug; i++) {
+		if (log_enable_debug(o->debug[i]) < 0) {
+			log_err("core", "unknown debug subsystem \"%s\"",
+				o->debug[i]);
+			return 1;
+		}
+	}
+
+	d.cfg = load_config(o->config_path, err, sizeof err);
+	if (!d.cfg) {
+		log_err("config", "%s", err);
+		return 1;
+	}
+	apply_logging(d.cfg, o);
+
+	/* Block the signals main waits for before any thread exists, so
+	 * every thread inherits the mask and only sigtimedwait sees them. */
+	sigset_t waitset;
+	sigemptyset(&waitset);
+	sigaddset(&waitset, SIGHUP);
+	sigaddset(&waitset, SIGTERM);
+	sigaddset(&waitset, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &waitset, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct store_opts so = {
+		.ring_len = d.cfg->store_ring,
+		.stale_intervals = d.cfg->store_stale_intervals,
+		.default_interval_ms = (uint32_t)(d.cfg->interval_ns / 1000000),
+	};
+	d.store = store_new(&so);
+	d.health = health_new();
+	register_targets(d.health, d.cfg);
+
+	if (start_collectors(&d) < 0 || start_http(&d) < 0) {
+		teardown(&d);
+		return 1;
+	}
+
+	log_notice("core", "fabmond %s started (%s, %zu targets)",
+		   PACKAGE_VERSION, d.cfg->path ? d.cfg->path : "defaults",
+		   d.cfg->n_targets);
+	sdnotify_send("READY=1");
+	sdnotify_status("serving %zu targets", d.cfg->n_targets);
+	if (o->ready_fd >= 0) {
+		(void)!write(o->ready_fd, "R", 1);
+		close(o->ready_fd);
+	}
+
+	/* Ping the systemd watchdog at half its interval. */
+	uint64_t wd_usec = sdnotify_watchdog_usec();
+	int64_t tick_ns = wd_usec ? (int64_t)wd_usec * 1000 / 2 : 1000000000;
+	if (tick_ns > 1000000000)
+		tick_ns = 1000000000;
+
+	int status = 0;
+	for (;;) {
+		struct timespec to = { .tv_sec = tick_ns / 1000000000,
+				       .tv_nsec = tick_ns % 1000000000 };
+		siginfo_t si;
+		int sig = sigtimedwait(&waitset, &si, &to);
+		if (wd_usec)
+			sdnotify_send("WATCHDOG=1");
+		if (sig < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			log_err("core", "sigtimedwait: %s", strerror(errno));
+			status = 1;
+			break;
+		}
+		if (sig == SIGHUP) {
+			log_info("core", "SIGHUP: reloading the configuration");
+			reload(&d, o);
+			continue;
+		}
+		log_notice("core", "%s: stopping",
+			   sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		break;
+	}
+
+	sdnotify_send("STOPPING=1");
+	teardown(&d);
+	log_notice("core", "stopped");
+	return status;
+}

@@ -1,0 +1,94 @@
+# Shell helpers for fabmon's integration tests (sourced, POSIX sh).
+# Every test creates its own work directory and stops what it starts.
+
+: "${top_srcdir:=.}"
+: "${top_builddir:=.}"
+FABMOND="$top_builddir/fabmond"
+
+TEST_NAME=$(basename "$0" .sh)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fabmon-$TEST_NAME.XXXXXX")
+PIDS=""
+CHECKS_PASSED=0
+
+cleanup() {
+	for p in $PIDS; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	if [ "${KEEP_WORK:-}" = "" ]; then
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT INT TERM
+
+fail() {
+	echo "FAIL: $TEST_NAME: $*" >&2
+	for f in "$WORK"/*.log; do
+		[ -f "$f" ] || continue
+		echo "---- $f" >&2
+		tail -n 40 "$f" >&2
+	done
+	exit 1
+}
+
+pass() {
+	CHECKS_PASSED=$((CHECKS_PASSED + 1))
+	echo "ok $CHECKS_PASSED - $*"
+}
+
+skip() {
+	echo "SKIP: $TEST_NAME: $*"
+	exit 77
+}
+
+# wait_for SECONDS COMMAND...: polls COMMAND every 50 ms until it
+# succeeds; returns 1 if it never did. A bound, not a timing check.
+wait_for() {
+	_limit=$(($1 * 20))
+	shift
+	_i=0
+	while [ $_i -lt $_limit ]; do
+		if "$@" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# start_fabmond NAME ARGS...: runs fabmond -f in the background with its
+# log in $WORK/NAME.log; sets FABMOND_PID and FABMOND_PORT (the first
+# listener, read from the "listening on" line).
+start_fabmond() {
+	_name=$1
+	shift
+	"$FABMOND" -f "$@" 2>"$WORK/$_name.log" &
+	FABMOND_PID=$!
+	PIDS="$PIDS $FABMOND_PID"
+	wait_for 20 grep -q "listening on" "$WORK/$_name.log" ||
+		fail "$_name: fabmond did not start listening"
+	FABMOND_PORT=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' \
+		"$WORK/$_name.log" | head -n 1)
+	[ -n "$FABMOND_PORT" ] || fail "$_name: no port in the log"
+}
+
+# stop_pid PID: SIGTERM, then wait for it; sets STOP_STATUS to its exit
+# status (not in a subshell: only the parent shell can wait for it).
+# A process still running 10 s after SIGTERM is killed (status 137):
+# a hang guard, not a timing check. STOP_SECONDS is how long it took.
+stop_pid() {
+	_t0=$(date +%s.%N)
+	kill -TERM "$1"
+	(sleep 10 && kill -KILL "$1" 2>/dev/null) &
+	_guard=$!
+	STOP_STATUS=0
+	wait "$1" || STOP_STATUS=$?
+	kill "$_guard" 2>/dev/null
+	wait "$_guard" 2>/dev/null
+	STOP_SECONDS=$(echo "$(date +%s.%N) $_t0" | awk '{printf "%.3f", $1 - $2}')
+	PIDS=$(echo "$PIDS" | sed "s/\b$1\b//")
+}
+
+http_get() {
+	curl -sS --max-time 10 "$@"
+}
