@@ -1,0 +1,1328 @@
+/*
+ * gnmi_value: walks the leaves of a decoded gnmi.Notification as
+ * borrowed views, and reads gNMI scalars as numbers.
+ *
+ * Everything lives in one struct walk on the caller's stack: the view
+ * handed to the callbacks, the sorted keys of the prefix and of the
+ * current path (copied pointers, not strings) and, for elements made
+ * from JSON, one key and one "[index=N]" digit buffer per level. So a
+ * walk never allocates, and the pointers it reports point into the
+ * protobuf message or into that struct; they are valid during the
+ * callback only.
+ *
+ * JSON values (SONiC sends whole COUNTERS_DB tables as json_ietf_val)
+ * are read in two iterative passes over the bytes: json_check() proves
+ * the text well-formed and no deeper than the view has room for, with a
+ * 64-bit stack of container kinds; json_walk() then reports the leaves.
+ * The second pass can therefore never stop half way, and a bad value is
+ * skipped whole. Each pass costs a few ns per byte and no call per
+ * byte. Strings are reported raw (see gnmi_json_unescape()).
+ *
+ * The module keeps no global state; walks on distinct notifications may
+ * run in parallel.
+ */
+#include "config.h"
+
+#define PROTOBUF_C__NO_DEPRECATED 1 /* float_val, decimal_val, Update.value */
+#include "value.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct walk {
+	struct gnmi_view v;
+	gnmi_leaf_fn leaf;
+	gnmi_delete_fn del;
+	void *ctx;
+	struct gnmi_walk_stats *st;
+	/* keys of the prefix elements, then of the current path's */
+	struct gnmi_view_key keys[GNMI_VIEW_MAX_KEYS];
+	/* the key of a JSON-made element at each view position */
+	struct gnmi_view_key jkey[GNMI_VIEW_MAX];
+	char jidx[GNMI_VIEW_MAX][24];
+};
+
+static size_t cstr_len(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (c != 0)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+/* Inserts a key, keeping keys[first..] sorted (elements have few). */
+static int add_key(struct walk *w, size_t *nkeys, size_t first,
+		   const char *name, size_t name_len, const char *value,
+		   size_t value_len)
+{
+	size_t i = *nkeys;
+
+	if (i == GNMI_VIEW_MAX_KEYS)
+		return -E2BIG;
+	while (i > first &&
+	       key_cmp(w->keys[i - 1].name, w->keys[i - 1].name_len, name,
+		       name_len) > 0) {
+		w->keys[i] = w->keys[i - 1];
+		i--;
+	}
+	w->keys[i] = (struct gnmi_view_key){ name, name_len, value, value_len };
+	(*nkeys)++;
+	return 0;
+}
+
+/*
+ * A deprecated Path.element string, "name" or "name[k=v]...", as spans
+ * into the string. Escapes would need a copy: such elements are refused
+ * (-EINVAL), as are malformed ones.
+ */
+static int add_element_string(struct walk *w, const char *s, size_t *nkeys)
+{
+	struct gnmi_view_elem *e = &w->v.elem[w->v.n];
+	size_t first = *nkeys;
+	const char *b;
+	int rc;
+
+	if (s == NULL)
+		s = "";
+	if (strchr(s, '\\') != NULL)
+		return -EINVAL;
+	b = strchr(s, '[');
+	e->name = s;
+	e->name_len = b ? (size_t)(b - s) : strlen(s);
+	while (b != NULL && *b == '[') {
+		const char *eq = b + 1 + strcspn(b + 1, "=]");
+		const char *close;
+
+		if (*eq != '=')
+			return -EINVAL;
+		close = strchr(eq, ']');
+		if (close == NULL)
+			return -EINVAL;
+		rc = add_key(w, nkeys, first, b + 1, (size_t)(eq - b - 1),
+			     eq + 1, (size_t)(close - eq - 1));
+		if (rc < 0)
+			return rc;
+		b = close + 1;
+	}
+	if (b != NULL && *b != '\0')
+		return -EINVAL;
+	e->keys = &w->keys[first];
+	e->n_keys = *nkeys - first;
+	w->v.n++;
+	return 0;
+}
+
+/* Appends the elements of p to the view: 0, -E2BIG or -EINVAL. */
+static int add_path(struct walk *w, const Gnmi__Path *p, size_t *nkeys)
+{
+	int rc;
+
+	if (p->n_elem == 0) {
+		for (size_t i = 0; i < p->n_element; i++) {
+			if (w->v.n == GNMI_VIEW_MAX)
+				return -E2BIG;
+			rc = add_element_string(w, p->element[i], nkeys);
+			if (rc < 0)
+				return rc;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < p->n_elem; i++) {
+		const Gnmi__PathElem *pe = p->elem[i];
+		struct gnmi_view_elem *e = &w->v.elem[w->v.n];
+		size_t first = *nkeys;
+
+		if (pe == NULL)
+			continue;
+		if (w->v.n == GNMI_VIEW_MAX)
+			return -E2BIG;
+		e->name = pe->name ? pe->name : "";
+		e->name_len = cstr_len(pe->name);
+		for (size_t k = 0; k < pe->n_key; k++) {
+			const Gnmi__PathElem__KeyEntry *ke = pe->key[k];
+
+			if (ke == NULL)
+				continue;
+			rc = add_key(w, nkeys, first, ke->key ? ke->key : "",
+				     cstr_len(ke->key),
+				     ke->value ? ke->value : "",
+				     cstr_len(ke->value));
+			if (rc < 0)
+				return rc;
+		}
+		e->keys = &w->keys[first];
+		e->n_keys = *nkeys - first;
+		w->v.n++;
+	}
+	return 0;
+}
+
+static void count_bad_path(struct walk *w, int rc)
+{
+	if (rc == -E2BIG)
+		w->st->too_deep++;
+	else
+		w->st->unsupported++;
+}
+
+static void report(struct walk *w, size_t n, const struct gnmi_scalar *sc)
+{
+	w->v.n = n;
+	w->st->leaves++;
+	if (w->leaf)
+		w->leaf(w->ctx, &w->v, sc);
+}
+
+/* ---- JSON ---- */
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	return p;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool is_hex4(const char *p)
+{
+	return hex_val(p[0]) >= 0 && hex_val(p[1]) >= 0 && hex_val(p[2]) >= 0 &&
+	       hex_val(p[3]) >= 0;
+}
+
+/*
+ * The first '"' or '\\' in [p, end), or end. Counter names are long
+ * (SAI_PORT_STAT_ETHER_IN_PKTS_1024_TO_1518_OCTETS), so this reads 8
+ * bytes per step, finding the bytes by the "has a zero byte" bit trick
+ * on x ^ '"' and x ^ '\\'; the lowest flagged byte is exact.
+ */
+static const char *find_quote_or_escape(const char *p, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	const uint64_t highs = UINT64_C(0x8080808080808080);
+
+	while (end - p >= 8) {
+		uint64_t x, q, b, t;
+
+		memcpy(&x, p, 8);
+		q = x ^ (ones * '"');
+		b = x ^ (ones * '\\');
+		t = ((q - ones) & ~q) | ((b - ones) & ~b);
+		t &= highs;
+		if (t != 0)
+			return p + (__builtin_ctzll(t) >> 3);
+		p += 8;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
+/*
+ * p is at a '"': the end of the string (past the closing quote), or
+ * NULL if it is unterminated or has a bad escape. Control characters
+ * are let through: a stray tab in a description must not cost a whole
+ * table of counters.
+ */
+static const char *scan_string(const char *p, const char *end)
+{
+	p++;
+	for (;;) {
+		p = find_quote_or_escape(p, end);
+		if (p >= end)
+			return NULL;
+		if (*p == '"')
+			return p + 1;
+		if (end - p < 2)
+			return NULL;
+		switch (p[1]) {
+		case '"':
+		case '\\':
+		case '/':
+		case 'b':
+		case 'f':
+		case 'n':
+		case 'r':
+		case 't':
+			p += 2;
+			break;
+		case 'u':
+			if (end - p < 6 || !is_hex4(p + 2))
+				return NULL;
+			p += 6;
+			break;
+		default:
+			return NULL;
+		}
+	}
+}
+
+/* A JSON number (RFC 8259 grammar) at p: its end, or NULL. */
+static const char *scan_number(const char *p, const char *end)
+{
+	if (p < end && *p == '-')
+		p++;
+	if (p >= end)
+		return NULL;
+	if (*p == '0') {
+		p++;
+	} else if (*p >= '1' && *p <= '9') {
+		while (p < end && is_digit(*p))
+			p++;
+	} else {
+		return NULL;
+	}
+	if (p < end && *p == '.') {
+		p++;
+		if (p >= end || !is_digit(*p))
+			return NULL;
+		while (p < end && is_digit(*p))
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= end || !is_digit(*p))
+			return NULL;
+		while (p < end && is_digit(*p))
+			p++;
+	}
+	return p;
+}
+
+static const char *scan_literal(const char *p, const char *end, const char *lit,
+				size_t n)
+{
+	if ((size_t)(end - p) < n || memcmp(p, lit, n) != 0)
+		return NULL;
+	return p + n;
+}
+
+/*
+ * A scalar at p into *sc: its end, or NULL if p is not at a scalar (or
+ * at a malformed one).
+ */
+static const char *scan_scalar(const char *p, const char *end,
+			       struct gnmi_scalar *sc)
+{
+	const char *q;
+
+	memset(sc, 0, sizeof *sc);
+	switch (*p) {
+	case '"':
+		q = scan_string(p, end);
+		if (q == NULL)
+			return NULL;
+		sc->kind = GNMI_SCALAR_STRING;
+		sc->s = p + 1;
+		sc->len = (size_t)(q - p - 2);
+		return q;
+	case 't':
+		sc->kind = GNMI_SCALAR_BOOL;
+		sc->b = true;
+		return scan_literal(p, end, "true", 4);
+	case 'f':
+		sc->kind = GNMI_SCALAR_BOOL;
+		return scan_literal(p, end, "false", 5);
+	case 'n':
+		sc->kind = GNMI_SCALAR_NULL;
+		return scan_literal(p, end, "null", 4);
+	default:
+		q = scan_number(p, end);
+		if (q == NULL)
+			return NULL;
+		sc->kind = GNMI_SCALAR_NUMBER_TEXT;
+		sc->s = p;
+		sc->len = (size_t)(q - p);
+		return q;
+	}
+}
+
+enum json_state {
+	JS_VALUE,  /* a value is expected at p */
+	JS_MEMBER, /* an object member ("name": value) is expected at p */
+	JS_AFTER,  /* a value ended; ',' or a closing bracket may follow */
+};
+
+/*
+ * Proves [p, end) one well-formed JSON value nested at most max_depth
+ * (< 64) containers deep: 0, -EINVAL (malformed) or -E2BIG (too deep,
+ * reported as soon as it is seen).
+ */
+static int json_check(const char *p, const char *end, unsigned max_depth)
+{
+	uint64_t arrays = 0; /* bit d-1 set: the container at depth d is [] */
+	unsigned depth = 0;
+	enum json_state st = JS_VALUE;
+	struct gnmi_scalar sc;
+
+	p = skip_ws(p, end);
+	for (;;) {
+		switch (st) {
+		case JS_VALUE:
+			if (p >= end)
+				return -EINVAL;
+			if (*p == '{' || *p == '[') {
+				bool arr = *p == '[';
+
+				if (++depth > max_depth)
+					return -E2BIG;
+				if (arr)
+					arrays |= UINT64_C(1) << (depth - 1);
+				else
+					arrays &= ~(UINT64_C(1) << (depth - 1));
+				p = skip_ws(p + 1, end);
+				if (p < end && *p == (arr ? ']' : '}')) {
+					p++;
+					depth--;
+					st = JS_AFTER;
+				} else {
+					st = arr ? JS_VALUE : JS_MEMBER;
+				}
+				break;
+			}
+			p = scan_scalar(p, end, &sc);
+			if (p == NULL)
+				return -EINVAL;
+			st = JS_AFTER;
+			break;
+		case JS_MEMBER:
+			if (p >= end || *p != '"')
+				return -EINVAL;
+			p = scan_string(p, end);
+			if (p == NULL)
+				return -EINVAL;
+			p = skip_ws(p, end);
+			if (p >= end || *p != ':')
+				return -EINVAL;
+			p = skip_ws(p + 1, end);
+			st = JS_VALUE;
+			break;
+		case JS_AFTER: {
+			bool arr;
+
+			p = skip_ws(p, end);
+			if (depth == 0)
+				return p == end ? 0 : -EINVAL;
+			if (p >= end)
+				return -EINVAL;
+			arr = arrays >> (depth - 1) & 1;
+			if (*p == ',') {
+				p = skip_ws(p + 1, end);
+				st = arr ? JS_VALUE : JS_MEMBER;
+			} else if (*p == (arr ? ']' : '}')) {
+				p++;
+				depth--;
+			} else {
+				return -EINVAL;
+			}
+			break;
+		}
+		}
+	}
+}
+
+/* p at '{' or '[' of a checked value: the end of that container. */
+static const char *skip_container(const char *p, const char *end)
+{
+	unsigned depth = 0;
+
+	while (p < end) {
+		switch (*p) {
+		case '"':
+			p = scan_string(p, end);
+			if (p == NULL)
+				return end;
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (--depth == 0)
+				return p + 1;
+			break;
+		default:
+			break;
+		}
+		p++;
+	}
+	return end;
+}
+
+static bool is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/*
+ * RFC 7951 qualifies a member name with its YANG module
+ * ("openconfig-interfaces:in-octets"). The prefix is dropped only when
+ * it looks like a module name (RFC 8407: lowercase letters, digits, '-',
+ * '.', '_', starting with a letter) and the rest like an identifier;
+ * names such as SONiC's "Ethernet68:3" or "Ethernet0:periodic" stay.
+ */
+static void strip_module(const char **name, size_t *len)
+{
+	const char *s = *name;
+	size_t i;
+
+	if (*len == 0 || !(s[0] >= 'a' && s[0] <= 'z'))
+		return;
+	for (i = 1; i < *len && s[i] != ':'; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || is_digit(c) || c == '-' ||
+		      c == '.' || c == '_'))
+			return;
+	}
+	if (i + 1 >= *len || !is_ident_start(s[i + 1]))
+		return;
+	*name = s + i + 1;
+	*len -= i + 1;
+}
+
+static bool span_is(const char *s, size_t len, const char *lit, size_t n)
+{
+	return len == n && memcmp(s, lit, n) == 0;
+}
+
+/*
+ * The key of a list entry: p is at the '{' of a checked object. The
+ * first scalar (string or number) member named "name", else "index",
+ * else "id", as gNMI targets key lists; false if there is none.
+ */
+static bool find_entry_key(const char *p, const char *end,
+			   struct gnmi_view_key *k)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+	} names[] = { { "name", 4 }, { "index", 5 }, { "id", 2 } };
+	size_t best = 3;
+	struct gnmi_scalar sc;
+
+	p = skip_ws(p + 1, end);
+	while (p < end && *p == '"') {
+		const char *name = p + 1, *q = scan_string(p, end);
+		size_t len;
+
+		if (q == NULL)
+			return false;
+		len = (size_t)(q - name - 1);
+		strip_module(&name, &len);
+		p = skip_ws(q, end);
+		if (p >= end || *p != ':')
+			return false;
+		p = skip_ws(p + 1, end);
+		if (p >= end)
+			return false;
+		if (*p == '{' || *p == '[') {
+			p = skip_container(p, end);
+		} else {
+			q = scan_scalar(p, end, &sc);
+			if (q == NULL)
+				return false;
+			for (size_t i = 0; i < best; i++) {
+				if (!span_is(name, len, names[i].s, names[i].n))
+					continue;
+				if (sc.kind != GNMI_SCALAR_STRING &&
+				    sc.kind != GNMI_SCALAR_NUMBER_TEXT)
+					break;
+				*k = (struct gnmi_view_key){ names[i].s,
+							     names[i].n, sc.s,
+							     sc.len };
+				best = i;
+				break;
+			}
+			if (best == 0)
+				return true;
+			p = q;
+		}
+		p = skip_ws(p, end);
+		if (p >= end || *p != ',')
+			break;
+		p = skip_ws(p + 1, end);
+	}
+	return best < 3;
+}
+
+static size_t format_u32(char *buf, uint32_t v)
+{
+	char t[16];
+	size_t n = 0, i = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	while (n > 0)
+		buf[i++] = t[--n];
+	buf[i] = '\0';
+	return i;
+}
+
+struct frame {
+	bool array;
+	size_t slot;	  /* view position of the members / entries */
+	const char *name; /* arrays: the element name of the entries */
+	size_t name_len;
+	uint32_t index; /* arrays: entries so far */
+};
+
+/*
+ * Reports the leaves of a checked JSON value whose path is the view's
+ * first w->v.n elements. An object member adds one element; the entries
+ * of an array that is a member's value are that member's element with
+ * the entry's key; a top-level array keys the path's last element; an
+ * array in an array adds an element of the same name.
+ */
+static void json_walk(struct walk *w, const char *p, const char *end)
+{
+	struct frame fr[GNMI_VIEW_MAX];
+	size_t depth = 0, n0 = w->v.n, cur = n0;
+	enum json_state st = JS_VALUE;
+	struct gnmi_scalar sc;
+
+	p = skip_ws(p, end);
+	for (;;) {
+		switch (st) {
+		case JS_VALUE:
+			if (p >= end)
+				goto inconsistent;
+			if (*p == '{' || *p == '[') {
+				struct frame f = { .array = *p == '[' };
+
+				if (depth == GNMI_VIEW_MAX)
+					goto inconsistent;
+				if (!f.array) {
+					f.slot = cur;
+				} else if (depth == 0) {
+					/* the path names the list */
+					f.slot = n0 > 0 ? n0 - 1 : 0;
+					f.name = n0 > 0 ? w->v.elem[f.slot].name
+							: "";
+					f.name_len =
+					    n0 > 0 ? w->v.elem[f.slot].name_len
+						   : 0;
+				} else if (fr[depth - 1].array) {
+					/* in an array: one level more */
+					f.slot = cur;
+					f.name = fr[depth - 1].name;
+					f.name_len = fr[depth - 1].name_len;
+				} else {
+					/* a member's value: its element */
+					f.slot = cur - 1;
+					f.name = w->v.elem[f.slot].name;
+					f.name_len = w->v.elem[f.slot].name_len;
+				}
+				if (f.slot >= GNMI_VIEW_MAX)
+					goto inconsistent;
+				fr[depth++] = f;
+				p = skip_ws(p + 1, end);
+				if (p < end && *p == (f.array ? ']' : '}')) {
+					p++;
+					depth--;
+					st = JS_AFTER;
+				} else {
+					/* a member or an entry */
+					st = JS_MEMBER;
+				}
+				break;
+			}
+			p = scan_scalar(p, end, &sc);
+			if (p == NULL)
+				goto inconsistent;
+			report(w, cur, &sc);
+			st = JS_AFTER;
+			break;
+		case JS_MEMBER: {
+			struct frame *f = &fr[depth - 1];
+			struct gnmi_view_elem *e = &w->v.elem[f->slot];
+
+			if (p >= end)
+				goto inconsistent;
+			if (f->array) {
+				struct gnmi_view_key *k = &w->jkey[f->slot];
+
+				e->name = f->name;
+				e->name_len = f->name_len;
+				e->keys = k;
+				e->n_keys = 1;
+				if (*p == '{' && find_entry_key(p, end, k)) {
+					/* keyed by its own member */
+				} else if (*p == '{' || *p == '[') {
+					k->name = "index";
+					k->name_len = 5;
+					k->value = w->jidx[f->slot];
+					k->value_len = format_u32(
+					    w->jidx[f->slot], f->index);
+				} else {
+					e->keys = NULL;
+					e->n_keys = 0;
+				}
+				f->index++;
+			} else {
+				const char *q;
+
+				if (*p != '"')
+					goto inconsistent;
+				q = scan_string(p, end);
+				if (q == NULL)
+					goto inconsistent;
+				e->name = p + 1;
+				e->name_len = (size_t)(q - p - 2);
+				strip_module(&e->name, &e->name_len);
+				e->keys = NULL;
+				e->n_keys = 0;
+				p = skip_ws(q, end);
+				if (p >= end || *p != ':')
+					goto inconsistent;
+				p = skip_ws(p + 1, end);
+			}
+			cur = f->slot + 1;
+			st = JS_VALUE;
+			break;
+		}
+		case JS_AFTER:
+			p = skip_ws(p, end);
+			if (depth == 0)
+				return;
+			if (p >= end)
+				goto inconsistent;
+			if (*p == ',') {
+				p = skip_ws(p + 1, end);
+				st = JS_MEMBER;
+			} else if (*p == (fr[depth - 1].array ? ']' : '}')) {
+				p++;
+				depth--;
+			} else {
+				goto inconsistent;
+			}
+			break;
+		}
+	}
+inconsistent:
+	/* json_check() passed this text, so this is our bug; stay safe. */
+	w->st->bad_json++;
+}
+
+static void walk_json(struct walk *w, const uint8_t *data, size_t len)
+{
+	const char *p = (const char *)data, *end;
+	size_t n = w->v.n;
+	struct gnmi_view_elem last = { 0 };
+	int rc;
+
+	/* protobuf-c leaves an empty bytes field NULL: empty is not JSON */
+	if (p == NULL || len == 0) {
+		w->st->bad_json++;
+		return;
+	}
+	end = p + len;
+	rc = json_check(p, end, (unsigned)(GNMI_VIEW_MAX - n));
+	if (rc < 0) {
+		if (rc == -E2BIG)
+			w->st->too_deep++;
+		else
+			w->st->bad_json++;
+		return;
+	}
+	/* a top-level array re-keys the path's last element: keep it */
+	if (n > 0)
+		last = w->v.elem[n - 1];
+	json_walk(w, p, end);
+	if (n > 0)
+		w->v.elem[n - 1] = last;
+	w->v.n = n;
+}
+
+/* ---- typed values ---- */
+
+static double decimal_value(int64_t digits, uint32_t precision)
+{
+	/* powers of ten up to 1e22 are exact doubles: one rounding */
+	static const double p10[] = { 1e0,  1e1,  1e2,	1e3,  1e4,  1e5,
+				      1e6,  1e7,  1e8,	1e9,  1e10, 1e11,
+				      1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+				      1e18, 1e19, 1e20, 1e21, 1e22 };
+	double d = (double)digits;
+
+	while (precision > 22) {
+		d /= 1e22;
+		precision -= 22;
+	}
+	return d / p10[precision];
+}
+
+/* A scalar TypedValue into *sc; false for the other kinds. */
+static bool typed_scalar(const Gnmi__TypedValue *tv, struct gnmi_scalar *sc)
+{
+	memset(sc, 0, sizeof *sc);
+	switch (tv->value_case) {
+	case GNMI__TYPED_VALUE__VALUE_STRING_VAL:
+	case GNMI__TYPED_VALUE__VALUE_ASCII_VAL: {
+		const char *s =
+		    tv->value_case == GNMI__TYPED_VALUE__VALUE_STRING_VAL
+			? tv->string_val
+			: tv->ascii_val;
+		sc->kind = GNMI_SCALAR_STRING;
+		sc->s = s ? s : "";
+		sc->len = cstr_len(s);
+		return true;
+	}
+	case GNMI__TYPED_VALUE__VALUE_INT_VAL:
+		sc->kind = GNMI_SCALAR_INT;
+		sc->i = tv->int_val;
+		return true;
+	case GNMI__TYPED_VALUE__VALUE_UINT_VAL:
+		sc->kind = GNMI_SCALAR_UINT;
+		sc->u = tv->uint_val;
+		return true;
+	case GNMI__TYPED_VALUE__VALUE_BOOL_VAL:
+		sc->kind = GNMI_SCALAR_BOOL;
+		sc->b = tv->bool_val != 0;
+		return true;
+	case GNMI__TYPED_VALUE__VALUE_BYTES_VAL:
+		sc->kind = GNMI_SCALAR_BYTES;
+		sc->s = (const char *)tv->bytes_val.data;
+		sc->len = tv->bytes_val.data ? tv->bytes_val.len : 0;
+		return true;
+	case GNMI__TYPED_VALUE__VALUE_FLOAT_VAL:
+		sc->kind = GNMI_SCALAR_DOUBLE;
+		sc->d = tv->float_val;
+		return true;
+	case GNMI__TYPED_VALUE__VALUE_DOUBLE_VAL:
+		sc->kind = GNMI_SCALAR_DOUBLE;
+		sc->d = tv->double_val;
+		return true;
+	case GNMI__TYPED_VALUE__VALUE_DECIMAL_VAL:
+		if (tv->decimal_val == NULL)
+			return false;
+		if (tv->decimal_val->precision == 0) {
+			/* an integer: keep it exact */
+			sc->kind = GNMI_SCALAR_INT;
+			sc->i = tv->decimal_val->digits;
+		} else {
+			sc->kind = GNMI_SCALAR_DOUBLE;
+			sc->d = decimal_value(tv->decimal_val->digits,
+					      tv->decimal_val->precision);
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void walk_typed(struct walk *w, const Gnmi__TypedValue *tv)
+{
+	struct gnmi_scalar sc;
+
+	switch (tv->value_case) {
+	case GNMI__TYPED_VALUE__VALUE_LEAFLIST_VAL:
+		if (tv->leaflist_val == NULL) {
+			w->st->unsupported++;
+			return;
+		}
+		for (size_t i = 0; i < tv->leaflist_val->n_element; i++) {
+			const Gnmi__TypedValue *el =
+			    tv->leaflist_val->element[i];
+
+			if (el != NULL && typed_scalar(el, &sc))
+				report(w, w->v.n, &sc);
+			else
+				w->st->unsupported++;
+		}
+		return;
+	case GNMI__TYPED_VALUE__VALUE_JSON_VAL:
+		walk_json(w, tv->json_val.data, tv->json_val.len);
+		return;
+	case GNMI__TYPED_VALUE__VALUE_JSON_IETF_VAL:
+		walk_json(w, tv->json_ietf_val.data, tv->json_ietf_val.len);
+		return;
+	default:
+		/* any_val and proto_bytes need a schema we do not have */
+		if (typed_scalar(tv, &sc))
+			report(w, w->v.n, &sc);
+		else
+			w->st->unsupported++;
+		return;
+	}
+}
+
+/* The deprecated Update.value (gNMI before 0.4): bytes and an encoding. */
+static void walk_old_value(struct walk *w, const Gnmi__Value *val)
+{
+	struct gnmi_scalar sc = { 0 };
+
+	switch (val->type) {
+	case GNMI__ENCODING__JSON:
+	case GNMI__ENCODING__JSON_IETF:
+		walk_json(w, val->value.data, val->value.len);
+		return;
+	case GNMI__ENCODING__BYTES:
+	case GNMI__ENCODING__ASCII:
+		sc.kind = val->type == GNMI__ENCODING__ASCII
+			      ? GNMI_SCALAR_STRING
+			      : GNMI_SCALAR_BYTES;
+		sc.s = (const char *)val->value.data;
+		sc.len = val->value.data ? val->value.len : 0;
+		report(w, w->v.n, &sc);
+		return;
+	default:
+		w->st->unsupported++;
+		return;
+	}
+}
+
+static const char *pb_str(const char *s)
+{
+	return s ? s : "";
+}
+
+void gnmi_walk_notification(const Gnmi__Notification *n, gnmi_leaf_fn leaf,
+			    gnmi_delete_fn del, void *ctx,
+			    struct gnmi_walk_stats *st)
+{
+	struct gnmi_walk_stats dummy = { 0 };
+	struct walk w;
+	const char *origin = "", *target = "";
+	size_t n_prefix, n_prefix_keys = 0;
+	int prc = 0;
+
+	w.leaf = leaf;
+	w.del = del;
+	w.ctx = ctx;
+	w.st = st ? st : &dummy;
+	w.v.n = 0;
+	if (n->prefix != NULL) {
+		origin = pb_str(n->prefix->origin);
+		target = pb_str(n->prefix->target);
+		prc = add_path(&w, n->prefix, &n_prefix_keys);
+	}
+	n_prefix = w.v.n;
+	for (size_t i = 0; i < n->n_update + n->n_delete_; i++) {
+		bool is_del = i >= n->n_update;
+		const Gnmi__Update *u = is_del ? NULL : n->update[i];
+		const Gnmi__Path *p =
+		    is_del ? n->delete_[i - n->n_update] : (u ? u->path : NULL);
+		size_t nkeys = n_prefix_keys;
+		int rc = prc;
+
+		if (is_del ? p == NULL : u == NULL) {
+			w.st->unsupported++;
+			continue;
+		}
+		w.v.n = n_prefix;
+		w.v.origin = origin;
+		w.v.target = target;
+		if (rc == 0 && p != NULL) {
+			if (p->origin && p->origin[0] != '\0')
+				w.v.origin = p->origin;
+			if (p->target && p->target[0] != '\0')
+				w.v.target = p->target;
+			rc = add_path(&w, p, &nkeys);
+		}
+		if (rc < 0) {
+			count_bad_path(&w, rc);
+			continue;
+		}
+		if (is_del) {
+			w.st->deletes++;
+			if (del)
+				del(ctx, &w.v);
+		} else if (u->val != NULL) {
+			walk_typed(&w, u->val);
+		} else if (u->value != NULL) {
+			walk_old_value(&w, u->value);
+		} else {
+			w.st->unsupported++;
+		}
+	}
+}
+
+/* ---- printing ---- */
+
+struct out {
+	char *buf;
+	size_t len;
+	size_t n;
+};
+
+static void put(struct out *o, char c)
+{
+	if (o->n + 1 < o->len)
+		o->buf[o->n] = c;
+	o->n++;
+}
+
+static void put_span(struct out *o, const char *s, size_t len,
+		     const char *special)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '\0' && strchr(special, s[i]) != NULL)
+			put(o, '\\');
+		put(o, s[i]);
+	}
+}
+
+size_t gnmi_view_format(const struct gnmi_view *v, char *buf, size_t len)
+{
+	struct out o = { buf, len, 0 };
+	size_t n = v->n < GNMI_VIEW_MAX ? v->n : GNMI_VIEW_MAX;
+
+	if (v->origin && v->origin[0] != '\0') {
+		put_span(&o, v->origin, strlen(v->origin), "");
+		put(&o, ':');
+	}
+	if (n == 0)
+		put(&o, '/');
+	for (size_t i = 0; i < n; i++) {
+		const struct gnmi_view_elem *e = &v->elem[i];
+
+		put(&o, '/');
+		put_span(&o, e->name, e->name_len, "/[]\\");
+		for (size_t k = 0; k < e->n_keys; k++) {
+			put(&o, '[');
+			put_span(&o, e->keys[k].name, e->keys[k].name_len,
+				 "/[]\\=");
+			put(&o, '=');
+			put_span(&o, e->keys[k].value, e->keys[k].value_len,
+				 "]\\");
+			put(&o, ']');
+		}
+	}
+	if (o.len > 0)
+		o.buf[o.n < o.len ? o.n : o.len - 1] = '\0';
+	return o.n;
+}
+
+/* ---- scalars ---- */
+
+static size_t put_utf8(char *b, uint32_t cp)
+{
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		b[0] = (char)(0xc0 | cp >> 6);
+		b[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		b[0] = (char)(0xe0 | cp >> 12);
+		b[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		b[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	b[0] = (char)(0xf0 | cp >> 18);
+	b[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	b[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	b[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+static uint32_t hex4(const char *p)
+{
+	return (uint32_t)(hex_val(p[0]) << 12 | hex_val(p[1]) << 8 |
+			  hex_val(p[2]) << 4 | hex_val(p[3]));
+}
+
+int gnmi_json_unescape(const char *s, size_t len, char *buf, size_t buflen,
+		       size_t *outlen)
+{
+	size_t i = 0, n = 0;
+
+	while (i < len) {
+		char c = s[i], u8[4];
+		size_t k = 1;
+
+		if (c != '\\') {
+			u8[0] = c;
+			i++;
+		} else if (i + 1 >= len) {
+			return -EINVAL;
+		} else if (s[i + 1] != 'u') {
+			static const char from[] = "\"\\/bfnrt",
+					  to[] = "\"\\/\b\f\n\r\t";
+			const char *f = memchr(from, s[i + 1], sizeof from - 1);
+
+			if (f == NULL)
+				return -EINVAL;
+			u8[0] = to[f - from];
+			i += 2;
+		} else {
+			uint32_t cp;
+
+			if (len - i < 6 || !is_hex4(s + i + 2))
+				return -EINVAL;
+			cp = hex4(s + i + 2);
+			i += 6;
+			if (cp >= 0xdc00 && cp <= 0xdfff)
+				return -EINVAL; /* a lone low surrogate */
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				uint32_t lo;
+
+				if (len - i < 6 || s[i] != '\\' ||
+				    s[i + 1] != 'u' || !is_hex4(s + i + 2))
+					return -EINVAL;
+				lo = hex4(s + i + 2);
+				if (lo < 0xdc00 || lo > 0xdfff)
+					return -EINVAL;
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				     (lo - 0xdc00);
+				i += 6;
+			}
+			k = put_utf8(u8, cp);
+		}
+		if (n + k >= buflen)
+			return -ENOSPC;
+		memcpy(buf + n, u8, k);
+		n += k;
+	}
+	if (n >= buflen)
+		return -ENOSPC;
+	buf[n] = '\0';
+	if (outlen)
+		*outlen = n;
+	return 0;
+}
+
+/* The syntax of a decimal number text, split up. */
+struct num {
+	bool neg;
+	const char *ip; /* integer digits */
+	size_t ni;
+	const char *fp; /* fraction digits */
+	size_t nf;
+	long exp; /* clamped to +-100000: beyond, only zero is exact */
+};
+
+/* "-"? digits ("." digits*)? ([eE] [+-]? digits)?, or ".5": 0/-EINVAL. */
+static int parse_num(const char *s, size_t len, struct num *n)
+{
+	const char *p = s, *end = s + len;
+
+	memset(n, 0, sizeof *n);
+	if (p < end && *p == '-') {
+		n->neg = true;
+		p++;
+	}
+	n->ip = p;
+	while (p < end && is_digit(*p))
+		p++;
+	n->ni = (size_t)(p - n->ip);
+	n->fp = p;
+	if (p < end && *p == '.') {
+		n->fp = ++p;
+		while (p < end && is_digit(*p))
+			p++;
+		n->nf = (size_t)(p - n->fp);
+	}
+	if (n->ni + n->nf == 0)
+		return -EINVAL;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		bool eneg = false;
+
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		if (p >= end || !is_digit(*p))
+			return -EINVAL;
+		while (p < end && is_digit(*p)) {
+			if (n->exp < 100000)
+				n->exp = n->exp * 10 + (*p - '0');
+			p++;
+		}
+		if (eneg)
+			n->exp = -n->exp;
+	}
+	return p == end ? 0 : -EINVAL;
+}
+
+static char num_digit(const struct num *n, size_t k)
+{
+	return k < n->ni ? n->ip[k] : n->fp[k - n->ni];
+}
+
+static int text_u64(const char *s, size_t len, uint64_t *out)
+{
+	struct num n;
+	size_t nd;
+	long point;
+	uint64_t v = 0;
+	bool zero = true;
+	int rc;
+
+	if (span_is(s, len, "true", 4) || span_is(s, len, "false", 5)) {
+		*out = s[0] == 't';
+		return 0;
+	}
+	rc = parse_num(s, len, &n);
+	if (rc < 0)
+		return rc;
+	nd = n.ni + n.nf;
+	for (size_t k = 0; k < nd && zero; k++)
+		zero = num_digit(&n, k) == '0';
+	if (zero) {
+		*out = 0;
+		return 0;
+	}
+	if (n.neg)
+		return -ERANGE;
+	/* digits before the decimal point once the exponent is applied */
+	point = (long)n.ni + n.exp;
+	for (long k = point < 0 ? 0 : point; k < (long)nd; k++)
+		if (num_digit(&n, (size_t)k) != '0')
+			return -EINVAL; /* not an integer */
+	for (long k = 0; k < point; k++) {
+		unsigned d = k < (long)nd
+				 ? (unsigned)(num_digit(&n, (size_t)k) - '0')
+				 : 0;
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int double_u64(double d, uint64_t *out)
+{
+	if (d != d)
+		return -EINVAL;
+	if (d == 0) {
+		*out = 0;
+		return 0;
+	}
+	/* 2^64 is exact as a double; infinities fail the same tests */
+	if (d < 0 || d >= 18446744073709551616.0)
+		return -ERANGE;
+	if ((double)(uint64_t)d != d)
+		return -EINVAL;
+	*out = (uint64_t)d;
+	return 0;
+}
+
+int gnmi_scalar_u64(const struct gnmi_scalar *v, uint64_t *out)
+{
+	switch (v->kind) {
+	case GNMI_SCALAR_UINT:
+		*out = v->u;
+		return 0;
+	case GNMI_SCALAR_INT:
+		if (v->i < 0)
+			return -ERANGE;
+		*out = (uint64_t)v->i;
+		return 0;
+	case GNMI_SCALAR_DOUBLE:
+		return double_u64(v->d, out);
+	case GNMI_SCALAR_BOOL:
+		*out = v->b;
+		return 0;
+	case GNMI_SCALAR_STRING:
+	case GNMI_SCALAR_NUMBER_TEXT:
+		return v->s ? text_u64(v->s, v->len, out) : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int text_double(const char *s, size_t len, double *out)
+{
+	static const double p10[] = { 1e0,  1e1,  1e2,	1e3, 1e4,  1e5,
+				      1e6,  1e7,  1e8,	1e9, 1e10, 1e11,
+				      1e12, 1e13, 1e14, 1e15 };
+	struct num n;
+	char buf[512];
+	char *endp;
+	double d;
+	int rc;
+
+	if (span_is(s, len, "true", 4) || span_is(s, len, "false", 5)) {
+		*out = s[0] == 't';
+		return 0;
+	}
+	rc = parse_num(s, len, &n);
+	if (rc < 0)
+		return rc;
+	if (n.exp == 0 && n.ni + n.nf <= 15) {
+		/* exact integer digits and one exact division: one rounding */
+		uint64_t m = 0;
+
+		for (size_t k = 0; k < n.ni + n.nf; k++)
+			m = m * 10 + (unsigned)(num_digit(&n, k) - '0');
+		d = (double)m / p10[n.nf];
+		*out = n.neg ? -d : d;
+		return 0;
+	}
+	if (len >= sizeof buf)
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	/* the syntax is checked above, so strtod sees no hex, inf or nan;
+	 * fabmond never calls setlocale(), so the radix is '.' */
+	d = strtod(buf, &endp);
+	if (endp != buf + len)
+		return -EINVAL;
+	if (isinf(d))
+		return -ERANGE;
+	*out = d;
+	return 0;
+}
+
+int gnmi_scalar_double(const struct gnmi_scalar *v, double *out)
+{
+	switch (v->kind) {
+	case GNMI_SCALAR_UINT:
+		*out = (double)v->u;
+		return 0;
+	case GNMI_SCALAR_INT:
+		*out = (double)v->i;
+		return 0;
+	case GNMI_SCALAR_DOUBLE:
+		*out = v->d;
+		return 0;
+	case GNMI_SCALAR_BOOL:
+		*out = v->b ? 1 : 0;
+		return 0;
+	case GNMI_SCALAR_STRING:
+	case GNMI_SCALAR_NUMBER_TEXT:
+		return v->s ? text_double(v->s, v->len, out) : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
