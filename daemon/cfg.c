@@ -637,6 +637,25 @@ static int node_duration(struct ctx *x, const struct node *n, uint64_t min,
 	return 0;
 }
 
+static int node_size(struct ctx *x, const struct node *n, uint64_t min,
+		     uint64_t max, uint64_t *out)
+{
+	char q[QUOTE_BUF];
+	uint64_t v;
+	int rc = want_scalar(x, n, "a size");
+	if (rc)
+		return rc;
+	rc = cfg_parse_size(n->str, &v);
+	if (rc == -EINVAL)
+		return fail(x, n, "%s is not a size", quote(n, q, sizeof q));
+	if (rc || v < min || v > max)
+		return fail(x, n, "must be between %llu and %llu bytes, not %s",
+			    (unsigned long long)min, (unsigned long long)max,
+			    shown(n, q, sizeof q));
+	*out = v;
+	return 0;
+}
+
 /* One of names[] (case-sensitive); *out gets the matching values[]. */
 static int node_enum(struct ctx *x, const struct node *n,
 		     const char *const *names, const int *values, size_t count,
@@ -712,6 +731,18 @@ static int opt_duration(struct ctx *x, const struct fields *f, size_t i,
 		return 0;
 	size_t saved = path_key(x, f->keys[i]);
 	int rc = node_duration(x, f->val[i], min, max, zero_ok, out);
+	if (rc == 0)
+		path_cut(x, saved);
+	return rc;
+}
+
+static int opt_size(struct ctx *x, const struct fields *f, size_t i,
+		    uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (!f->val[i])
+		return 0;
+	size_t saved = path_key(x, f->keys[i]);
+	int rc = node_size(x, f->val[i], min, max, out);
 	if (rc == 0)
 		path_cut(x, saved);
 	return rc;
@@ -1082,6 +1113,37 @@ static int parse_http(struct ctx *x, struct cfg *c, const struct node *n)
 		rc = opt_uint(x, &f, HTTP_K_MAXCONN, 1, 65536,
 			      &c->http_max_connections);
 	return rc;
+}
+
+enum { GCOL_K_THREADS, GCOL_K_MAXCONN, GCOL_K_MAXMSG, GCOL_K_N };
+static const char *const gcol_keys[GCOL_K_N] = {
+	[GCOL_K_THREADS] = "threads",
+	[GCOL_K_MAXCONN] = "max_connecting",
+	[GCOL_K_MAXMSG] = "max_message_size",
+};
+
+static int parse_gnmi_collector(struct ctx *x, struct cfg *c,
+				const struct node *n)
+{
+	struct fields f;
+	int rc = fields_get(x, n, gcol_keys, GCOL_K_N, &f);
+	if (rc == 0)
+		rc = opt_uint(x, &f, GCOL_K_THREADS, 1, 64, &c->gnmi.threads);
+	if (rc == 0)
+		rc = opt_uint(x, &f, GCOL_K_MAXCONN, 1, 100000,
+			      &c->gnmi.max_connecting);
+	if (rc == 0)
+		rc = opt_size(x, &f, GCOL_K_MAXMSG, 64 * 1024,
+			      UINT64_C(1) << 30, &c->gnmi.max_message);
+	return rc;
+}
+
+static int parse_profiles_dir(struct ctx *x, struct cfg *c,
+			      const struct node *n)
+{
+	free(c->profiles_dir);
+	c->profiles_dir = NULL;
+	return node_str(x, n, &c->profiles_dir);
 }
 
 enum {
@@ -1690,6 +1752,8 @@ enum {
 	TOP_K_TARGETS,
 	TOP_K_NIC,
 	TOP_K_RULES,
+	TOP_K_GNMI,
+	TOP_K_PROFILES_DIR,
 	TOP_K_N
 };
 static const char *const top_keys[TOP_K_N] = {
@@ -1702,6 +1766,8 @@ static const char *const top_keys[TOP_K_N] = {
 	[TOP_K_TARGETS] = "targets",
 	[TOP_K_NIC] = "nic",
 	[TOP_K_RULES] = "rules",
+	[TOP_K_GNMI] = "gnmi",
+	[TOP_K_PROFILES_DIR] = "profiles_dir",
 };
 
 typedef int (*section_fn)(struct ctx *, struct cfg *, const struct node *);
@@ -1742,7 +1808,9 @@ static int parse_top(struct ctx *x, struct cfg *c, const struct node *root)
 	    (rc = section(x, &f, TOP_K_HTTP, c, parse_http)) ||
 	    (rc = section(x, &f, TOP_K_TARGETS, c, parse_targets)) ||
 	    (rc = section(x, &f, TOP_K_NIC, c, parse_nic)) ||
-	    (rc = section(x, &f, TOP_K_RULES, c, parse_rules)))
+	    (rc = section(x, &f, TOP_K_RULES, c, parse_rules)) ||
+	    (rc = section(x, &f, TOP_K_GNMI, c, parse_gnmi_collector)) ||
+	    (rc = section(x, &f, TOP_K_PROFILES_DIR, c, parse_profiles_dir)))
 		return rc;
 	return 0;
 }
@@ -1769,6 +1837,10 @@ static struct cfg *cfg_new_defaults(void)
 	c->n_listen = 1;
 	c->http_threads = 2;
 	c->http_max_connections = 256;
+	c->gnmi.threads = 2;
+	c->gnmi.max_connecting = 32;
+	c->gnmi.max_message = UINT64_C(16) << 20;
+	c->profiles_dir = xstrdup(FABMON_PROFILEDIR);
 	c->interval_ns = NS_PER_S;
 	c->lossless_mask = 1u << 3;
 	c->log_level = -1;
@@ -1885,6 +1957,73 @@ static void gnmi_free(struct cfg_gnmi *g)
 	free(g);
 }
 
+void cfg_gnmi_free(struct cfg_gnmi *g)
+{
+	gnmi_free(g);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+struct cfg_gnmi *cfg_gnmi_dup(const struct cfg_gnmi *g)
+{
+	if (!g)
+		return NULL;
+	struct cfg_gnmi *d = xmalloc(sizeof *d);
+	*d = *g;
+	d->address = dup_or_null(g->address);
+	d->ca = dup_or_null(g->ca);
+	d->cert = dup_or_null(g->cert);
+	d->key = dup_or_null(g->key);
+	d->server_name = dup_or_null(g->server_name);
+	d->username = dup_or_null(g->username);
+	d->password = dup_or_null(g->password);
+	d->target = dup_or_null(g->target);
+	d->profile = dup_or_null(g->profile);
+	d->subs = xcalloc(g->n_subs ? g->n_subs : 1, sizeof *d->subs);
+	for (size_t i = 0; i < g->n_subs; i++) {
+		d->subs[i] = g->subs[i];
+		d->subs[i].path = dup_or_null(g->subs[i].path);
+		d->subs[i].origin = dup_or_null(g->subs[i].origin);
+	}
+	return d;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool cfg_gnmi_equal(const struct cfg_gnmi *a, const struct cfg_gnmi *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (!str_eq(a->address, b->address) || a->insecure != b->insecure ||
+	    a->skip_verify != b->skip_verify || !str_eq(a->ca, b->ca) ||
+	    !str_eq(a->cert, b->cert) || !str_eq(a->key, b->key) ||
+	    !str_eq(a->server_name, b->server_name) ||
+	    !str_eq(a->username, b->username) ||
+	    !str_eq(a->password, b->password) || a->mode != b->mode ||
+	    a->interval_ns != b->interval_ns ||
+	    a->poll_interval_ns != b->poll_interval_ns ||
+	    a->encoding != b->encoding || !str_eq(a->target, b->target) ||
+	    !str_eq(a->profile, b->profile) ||
+	    a->updates_only != b->updates_only || a->n_subs != b->n_subs)
+		return false;
+	for (size_t i = 0; i < a->n_subs; i++) {
+		const struct cfg_gnmi_sub *x = &a->subs[i], *y = &b->subs[i];
+		if (!str_eq(x->path, y->path) ||
+		    !str_eq(x->origin, y->origin) || x->mode != y->mode ||
+		    x->sample_interval_ns != y->sample_interval_ns ||
+		    x->heartbeat_interval_ns != y->heartbeat_interval_ns ||
+		    x->suppress_redundant != y->suppress_redundant)
+			return false;
+	}
+	return true;
+}
+
 static void snmp_free(struct cfg_snmp *s)
 {
 	if (!s)
@@ -1920,6 +2059,7 @@ void cfg_free(struct cfg *c)
 	free(c->nic.device);
 	free(c->nic.sysfs_root);
 	free(c->nic.ethtool_dir);
+	free(c->profiles_dir);
 	free(c);
 }
 

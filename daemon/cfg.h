@@ -121,6 +121,13 @@ struct cfg_rules {
 	uint64_t tick_ns; /* 0: the shortest sample interval */
 };
 
+/* The gNMI collector as a whole (top-level "gnmi:" section). */
+struct cfg_gnmi_collector {
+	unsigned threads;	 /* completion-queue threads (2) */
+	unsigned max_connecting; /* connection attempts at once (32) */
+	uint64_t max_message;	 /* largest message accepted, bytes */
+};
+
 struct cfg {
 	char *path; /* the file this came from; NULL from cfg_default() */
 	struct cfg_listen *listen;
@@ -138,6 +145,8 @@ struct cfg {
 	size_t n_targets;
 	struct cfg_nic nic;
 	struct cfg_rules rules;
+	struct cfg_gnmi_collector gnmi;
+	char *profiles_dir; /* where profile files are looked up */
 };
 
 /*
@@ -154,6 +163,12 @@ void cfg_free(struct cfg *c);
 
 /* A config with every default and no targets (used without -c). */
 struct cfg *cfg_default(void);
+
+/* A deep copy of g (secrets included); free with cfg_gnmi_free(). */
+struct cfg_gnmi *cfg_gnmi_dup(const struct cfg_gnmi *g);
+void cfg_gnmi_free(struct cfg_gnmi *g);
+/* True if a and b configure the same session (NULLs compare equal). */
+bool cfg_gnmi_equal(const struct cfg_gnmi *a, const struct cfg_gnmi *b);
 
 /* The target named name, or NULL. */
 const struct cfg_target *cfg_find_target(const struct cfg *c, const char *name);

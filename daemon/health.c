@@ -158,13 +158,16 @@ void health_target_set_duration(struct health_target *t, double seconds)
 	pthread_mutex_unlock(&t->owner->lock);
 }
 
-void health_remove_target(struct health *h, const char *target)
+/* Removes the entries of target, of one protocol or (NULL) of all. */
+static void remove_entries(struct health *h, const char *target,
+			   const char *protocol)
 {
 	pthread_mutex_lock(&h->lock);
 	struct health_target **pp = &h->targets;
 	while (*pp) {
 		struct health_target *t = *pp;
-		if (strcmp(t->target, target) == 0) {
+		if (strcmp(t->target, target) == 0 &&
+		    (!protocol || strcmp(t->protocol, protocol) == 0)) {
 			*pp = t->next;
 			target_free(t);
 		} else {
@@ -172,6 +175,16 @@ void health_remove_target(struct health *h, const char *target)
 		}
 	}
 	pthread_mutex_unlock(&h->lock);
+}
+
+void health_remove_target(struct health *h, const char *target)
+{
+	remove_entries(h, target, NULL);
+}
+
+void health_remove(struct health *h, const char *target, const char *protocol)
+{
+	remove_entries(h, target, protocol);
 }
 
 static int info_cmp(const void *a, const void *b)

@@ -60,6 +60,8 @@ void health_target_set_sync(struct health_target *t, bool seen);
 void health_target_set_duration(struct health_target *t, double seconds);
 /* Removes every protocol entry of target (reload dropped it). */
 void health_remove_target(struct health *h, const char *target);
+/* Removes the entry of one protocol of target. */
+void health_remove(struct health *h, const char *target, const char *protocol);
 
 /* A copy of every entry, sorted by target then protocol; the caller
  * frees it with health_snapshot_free(). */

@@ -281,6 +281,62 @@ START_TEST(test_example_config_loads)
 }
 END_TEST
 
+START_TEST(test_gnmi_collector_section_and_profiles_dir)
+{
+	struct cfg *c = load("interval: 1s\n");
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_uint_eq(c->gnmi.threads, 2);
+	ck_assert_uint_eq(c->gnmi.max_connecting, 32);
+	ck_assert_uint_eq(c->gnmi.max_message, 16u << 20);
+	ck_assert_str_eq(c->profiles_dir, FABMON_PROFILEDIR);
+	cfg_free(c);
+	c = load("gnmi: {threads: 4, max_connecting: 8, "
+		 "max_message_size: 64MiB}\n"
+		 "profiles_dir: /opt/fabmon/profiles\n");
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_uint_eq(c->gnmi.threads, 4);
+	ck_assert_uint_eq(c->gnmi.max_connecting, 8);
+	ck_assert_uint_eq(c->gnmi.max_message, 64u << 20);
+	ck_assert_str_eq(c->profiles_dir, "/opt/fabmon/profiles");
+	cfg_free(c);
+}
+END_TEST
+
+START_TEST(test_gnmi_block_copies_compare_equal)
+{
+	struct cfg *c = load("targets:\n"
+			     "  - name: a\n"
+			     "    gnmi:\n"
+			     "      address: 'h:1'\n"
+			     "      username: u\n"
+			     "      password: p\n"
+			     "      subscriptions:\n"
+			     "        - {path: /a/b, sample_interval: 2s}\n"
+			     "  - name: b\n"
+			     "    gnmi:\n"
+			     "      address: 'h:1'\n"
+			     "      username: u\n"
+			     "      password: q\n"
+			     "      subscriptions:\n"
+			     "        - {path: /a/b, sample_interval: 2s}\n");
+	ck_assert_msg(c != NULL, "%s", err);
+	struct cfg_gnmi *d = cfg_gnmi_dup(c->targets[0].gnmi);
+	ck_assert_ptr_ne(d, c->targets[0].gnmi);
+	ck_assert_ptr_ne(d->subs, c->targets[0].gnmi->subs);
+	ck_assert_str_eq(d->subs[0].path, "/a/b");
+	ck_assert(cfg_gnmi_equal(d, c->targets[0].gnmi));
+	/* Only the password differs: a new session is needed. */
+	ck_assert(!cfg_gnmi_equal(d, c->targets[1].gnmi));
+	d->subs[0].sample_interval_ns++;
+	ck_assert(!cfg_gnmi_equal(d, c->targets[0].gnmi));
+	ck_assert(cfg_gnmi_equal(NULL, NULL));
+	ck_assert(!cfg_gnmi_equal(d, NULL));
+	cfg_gnmi_free(d);
+	cfg_gnmi_free(NULL);
+	cfg_free(c);
+}
+END_TEST
+
 START_TEST(test_find_target_by_name)
 {
 	struct cfg *c = load("targets:\n"
@@ -550,6 +606,14 @@ static const struct {
 	  "t.yaml:1:11: interval: must not contain a NUL character" },
 	{ "interval: 1s\x01\n",
 	  "t.yaml:1:13: control characters are not allowed" },
+	{ "gnmi: {threads: 0}\n",
+	  "t.yaml:1:17: gnmi.threads: must be between 1 and 64, not 0" },
+	{ "gnmi: {max_message_size: 1KiB}\n",
+	  "t.yaml:1:26: gnmi.max_message_size: must be between 65536 and "
+	  "1073741824 bytes, not 1KiB" },
+	{ "gnmi: {max_message_size: lots}\n",
+	  "t.yaml:1:26: gnmi.max_message_size: \"lots\" is not a size" },
+	{ "gnmi: {sessions: 3}\n", "t.yaml:1:8: gnmi.sessions: unknown key" },
 	{ "", "t.yaml: empty configuration file" },
 	{ "# only a comment\n", "t.yaml: empty configuration file" },
 	{ "---\n", "t.yaml: empty configuration file" },
@@ -1036,6 +1100,8 @@ static Suite *cfg_suite(void)
 	tcase_add_test(tc, test_gnmi_defaults_follow_global_interval);
 	tcase_add_test(tc, test_example_config_loads);
 	tcase_add_test(tc, test_find_target_by_name);
+	tcase_add_test(tc, test_gnmi_collector_section_and_profiles_dir);
+	tcase_add_test(tc, test_gnmi_block_copies_compare_equal);
 	tcase_add_test(tc, test_accepted_spellings);
 	suite_add_tcase(s, tc);
 
