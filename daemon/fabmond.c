@@ -11,6 +11,7 @@
 #include "fabmond.h"
 
 #include "cfg.h"
+#include "client.h"
 #include "collector.h"
 #include "health.h"
 #include "http.h"
@@ -34,6 +35,7 @@
  * is not in this table is reported down with that reason.
  */
 static const struct collector_ops *const collectors[] = {
+	&gnmi_collector_ops,
 	NULL,
 };
 
@@ -132,12 +134,6 @@ static void register_targets(struct health *h, const struct cfg *c)
 	}
 }
 
-static bool same_protocols(const struct cfg_target *a,
-			   const struct cfg_target *b)
-{
-	return !a->gnmi == !b->gnmi && !a->snmp == !b->snmp;
-}
-
 static bool same_listen(const struct cfg *a, const struct cfg *b)
 {
 	if (a->n_listen != b->n_listen)
@@ -228,24 +224,9 @@ static void reload(struct daemon *d, const struct fabmond_opts *o)
 		log_warn("http", "listen addresses changed: they take effect "
 				 "at the next restart");
 
-	/* Targets that left, or changed protocols: withdraw their series
-	 * and health so that nothing stale is exported for them. */
-	for (size_t i = 0; i < old->n_targets; i++) {
-		const struct cfg_target *ot = &old->targets[i];
-		const struct cfg_target *nt = cfg_find_target(nc, ot->name);
-		if (nt && same_protocols(ot, nt))
-			continue;
-		health_remove_target(d->health, ot->name);
-		if (!nt) {
-			size_t n = store_withdraw_owner(
-			    d->store, store_intern(d->store, ot->name));
-			log_info("config",
-				 "target %s removed, %zu series withdrawn",
-				 ot->name, n);
-		}
-	}
-	register_targets(d->health, nc);
-
+	/* Collectors first: they stop what left and wait for it, so no
+	 * collector thread writes a series or a health entry after it
+	 * is withdrawn below. */
 	d->cfg = nc;
 	for (size_t i = 0; collectors[i]; i++) {
 		if (!d->collector_running[i])
@@ -257,6 +238,29 @@ static void reload(struct daemon *d, const struct fabmond_opts *o)
 				 "the whole new configuration: %s",
 				 collectors[i]->name, strerror(-rc));
 	}
+
+	/* Targets that left: withdraw their series and health so that
+	 * nothing stale is exported for them; protocols a target dropped:
+	 * their health entry. */
+	for (size_t i = 0; i < old->n_targets; i++) {
+		const struct cfg_target *ot = &old->targets[i];
+		const struct cfg_target *nt = cfg_find_target(nc, ot->name);
+		if (!nt) {
+			health_remove_target(d->health, ot->name);
+			size_t n = store_withdraw_owner(
+			    d->store, store_intern(d->store, ot->name));
+			log_info("config",
+				 "target %s removed, %zu series withdrawn",
+				 ot->name, n);
+			continue;
+		}
+		if (ot->gnmi && !nt->gnmi)
+			health_remove(d->health, ot->name, "gnmi");
+		if (ot->snmp && !nt->snmp)
+			health_remove(d->health, ot->name, "snmp");
+	}
+	register_targets(d->health, nc);
+
 	cfg_free(old);
 	health_set_reload(d->health, true, realtime_ns());
 	log_notice("config", "reloaded %s (%zu targets)", nc->path,

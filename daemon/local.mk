@@ -14,11 +14,15 @@ libfabmon_a_SOURCES = \
 	exporters/api.c exporters/api.h \
 	exporters/http.c exporters/http.h
 libfabmon_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(MHD_CFLAGS) \
-	$(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(SYSTEMD_CFLAGS)
+	$(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(SYSTEMD_CFLAGS) $(GRPC_CFLAGS) \
+	$(PROTOBUFC_CFLAGS)
+# Sources that include generated protobuf-c headers wait for them.
+$(libfabmon_a_OBJECTS): proto/protoc.stamp
 
 # Everything a program linking libfabmon.a needs.
-FABMON_LIBS = libfabmon.a $(YAML_LIBS) $(MHD_LIBS) $(JANSSON_LIBS) \
-	$(ZLIB_LIBS) $(SYSTEMD_LIBS) -lm
+FABMON_LIBS = libfabmon.a libgnmi_proto.a $(YAML_LIBS) $(MHD_LIBS) \
+	$(JANSSON_LIBS) $(ZLIB_LIBS) $(SYSTEMD_LIBS) $(GRPC_LIBS) \
+	$(PROTOBUFC_LIBS) -lm
 
 sbin_PROGRAMS += fabmond
 fabmond_SOURCES = daemon/main.c

@@ -1,0 +1,33 @@
+/*
+ * gnmi_client: the gNMI collector. Subscribes to every target that has
+ * a gnmi: block, decodes what it streams and writes canonical samples
+ * into the store through the target's profile (gnmi_profile.h).
+ *
+ * Threads: a small, configured number of completion-queue threads
+ * (gnmi.threads, default 2) carry every target; a target is pinned to
+ * one thread and all its calls, timers and state live there, so no
+ * per-target lock exists. The main thread talks to them only through a
+ * mailbox per thread (start target, stop target, stop), read at each
+ * wake-up (at most every 100 ms, since the gRPC core C API has no timer
+ * and no way to post an event into a queue).
+ *
+ * Per target: Capabilities (models and encodings logged at debug; the
+ * encoding chosen or checked against them), then one Subscribe stream
+ * (STREAM, ONCE re-run every interval, or POLL every poll_interval).
+ * Failures reconnect with exponential backoff and full jitter (1 s to
+ * 60 s); answers that retrying will not fix (UNAUTHENTICATED,
+ * PERMISSION_DENIED, INVALID_ARGUMENT, UNIMPLEMENTED) are reported and
+ * retried slowly (5 to 10 min). A global cap bounds connection attempts
+ * in flight. A stream silent for max(3 x sample_interval, 2 x heartbeat)
+ * is cancelled and resubscribed. Every message is decoded within bounds
+ * (gnmi_decode.h); a bad one is counted and the stream goes on.
+ */
+#ifndef FABMON_GNMI_CLIENT_H
+#define FABMON_GNMI_CLIENT_H
+
+#include "collector.h"
+
+/* The collector ops table fabmond lists. */
+extern const struct collector_ops gnmi_collector_ops;
+
+#endif

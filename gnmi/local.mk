@@ -1,0 +1,59 @@
+# The gNMI collector (in libfabmon.a, linked by fabmond) and the gNMI
+# target library (libgnmi_target.a, linked by fabsim and the tests only).
+libfabmon_a_SOURCES += \
+	gnmi/path.c gnmi/path.h \
+	gnmi/value.c gnmi/value.h \
+	gnmi/decode.c gnmi/decode.h \
+	gnmi/profile.c gnmi/profile.h \
+	gnmi/client.c gnmi/client.h
+
+noinst_LIBRARIES += libgnmi_target.a
+libgnmi_target_a_SOURCES = gnmi/target.c gnmi/target.h
+libgnmi_target_a_CFLAGS = $(AM_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
+$(libgnmi_target_a_OBJECTS): proto/protoc.stamp
+GNMI_TARGET_LIBS = libgnmi_target.a $(FABMON_LIBS)
+
+check_PROGRAMS += tests/check_gnmi_path tests/check_gnmi_value \
+	tests/check_gnmi_decode tests/check_gnmi_profile \
+	tests/check_gnmi_target tests/check_gnmi_collector
+TESTS += tests/check_gnmi_path tests/check_gnmi_value \
+	tests/check_gnmi_decode tests/check_gnmi_profile \
+	tests/check_gnmi_target tests/check_gnmi_collector
+tests_check_gnmi_path_SOURCES = tests/check_gnmi_path.c
+tests_check_gnmi_path_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_path_LDADD = $(TEST_LIBS)
+tests_check_gnmi_value_SOURCES = tests/check_gnmi_value.c
+tests_check_gnmi_value_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_value_LDADD = $(TEST_LIBS)
+tests_check_gnmi_decode_SOURCES = tests/check_gnmi_decode.c
+tests_check_gnmi_decode_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_decode_LDADD = $(TEST_LIBS)
+tests_check_gnmi_profile_SOURCES = tests/check_gnmi_profile.c
+tests_check_gnmi_profile_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_profile_LDADD = $(TEST_LIBS)
+tests_check_gnmi_target_SOURCES = tests/check_gnmi_target.c
+tests_check_gnmi_target_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_target_LDADD = libgnmi_target.a $(TEST_LIBS)
+tests_check_gnmi_collector_SOURCES = tests/check_gnmi_collector.c
+tests_check_gnmi_collector_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_collector_LDADD = libgnmi_target.a $(TEST_LIBS)
+$(tests_check_gnmi_path_OBJECTS) $(tests_check_gnmi_value_OBJECTS) \
+$(tests_check_gnmi_decode_OBJECTS) $(tests_check_gnmi_profile_OBJECTS) \
+$(tests_check_gnmi_target_OBJECTS) \
+$(tests_check_gnmi_collector_OBJECTS): proto/protoc.stamp
+
+if ENABLE_FUZZERS
+noinst_PROGRAMS += fuzz/fuzz_gnmi_decode fuzz/fuzz_gnmi_json
+fuzz_fuzz_gnmi_decode_SOURCES = fuzz/fuzz_gnmi_decode.c
+fuzz_fuzz_gnmi_decode_LDADD = $(FABMON_LIBS)
+fuzz_fuzz_gnmi_decode_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+fuzz_fuzz_gnmi_json_SOURCES = fuzz/fuzz_gnmi_json.c
+fuzz_fuzz_gnmi_json_LDADD = $(FABMON_LIBS)
+fuzz_fuzz_gnmi_json_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+endif
+EXTRA_DIST += fuzz/fuzz_gnmi_decode.c fuzz/fuzz_gnmi_json.c
+
+profilesdir = $(pkgdatadir)/profiles
+dist_profiles_DATA = etc/profiles/openconfig.yaml etc/profiles/sonic.yaml \
+	etc/profiles/arista.yaml
+EXTRA_DIST += doc/profiles.md

@@ -1,0 +1,752 @@
+/*
+ * check_gnmi_collector: the gNMI collector end to end over loopback. A
+ * real gNMI server (the target library, gRPC core) on 127.0.0.1 with a
+ * port the kernel picks streams to the real collector, which writes a
+ * real store through the shipped profiles; the last test runs the
+ * fabmond binary against it and scrapes /metrics over HTTP.
+ *
+ * Waits are bounded polls (a hang guard, not a timing check): each
+ * condition is awaited for up to WAIT_S seconds.
+ */
+#include "config.h"
+
+#include "cfg.h"
+#include "client.h"
+#include "collector.h"
+#include "health.h"
+#include "store.h"
+#include "target.h"
+
+#include <check.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAIT_S	 20
+#define T0	 INT64_C(1800000000000000000) /* a tick timestamp, ns */
+#define NS_PER_S INT64_C(1000000000)
+
+#define PFC3                                                             \
+	"/interfaces/interface[name=Ethernet1]/ethernet/pfc/priorities/" \
+	"priority[index=3]/state/"
+#define OCTETS "/interfaces/interface[name=Ethernet1]/state/counters/in-octets"
+
+static struct gnmi_target_loop *loop;
+static struct gnmi_target *tgt;
+static struct store *st;
+static struct health *hl;
+static void *col;
+static struct cfg *cfg;
+static char tmpdir[64];
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("top_srcdir");
+	return s && *s ? s : ".";
+}
+
+static void setup(void)
+{
+	st = store_new(NULL);
+	hl = health_new();
+	loop = gnmi_target_loop_new();
+	ck_assert_ptr_nonnull(loop);
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/fabmon-gnmi-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+	if (col)
+		gnmi_collector_ops.stop(col);
+	col = NULL;
+	gnmi_target_free(tgt);
+	tgt = NULL;
+	gnmi_target_loop_free(loop);
+	loop = NULL;
+	cfg_free(cfg);
+	cfg = NULL;
+	health_free(hl);
+	store_free(st);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void start_target(const struct gnmi_target_options *extra)
+{
+	struct gnmi_target_options o;
+	char err[256];
+	if (extra)
+		o = *extra;
+	else
+		gnmi_target_options_init(&o);
+	o.address = "127.0.0.1:0";
+	tgt = gnmi_target_new(loop, &o, err, sizeof err);
+	ck_assert_msg(tgt != NULL, "target: %s", err);
+}
+
+/* Loads a config made of fmt (with the target's port in %d, first). */
+static struct cfg *load_cfg(const char *fmt, ...)
+{
+	char text[4096], full[4400], err[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof full, "profiles_dir: %s/etc/profiles\n%s",
+		 srcdir(), text);
+	struct cfg *c =
+	    cfg_load_buffer("test.yaml", full, strlen(full), err, sizeof err);
+	ck_assert_msg(c != NULL, "config: %s\n%s", err, full);
+	return c;
+}
+
+static void start_collector(struct cfg *c)
+{
+	cfg = c;
+	struct collector_env env = { .store = st, .health = hl };
+	ck_assert_int_eq(gnmi_collector_ops.start(&env, cfg, &col), 0);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+/* One series' copy, if it exists. */
+static bool read_series(const char *dev, const char *port, enum fm_counter c,
+			uint32_t sub, struct store_sample *out)
+{
+	struct store_key k = {
+		.device = store_intern(st, dev),
+		.port = store_intern(st, port),
+		.counter = (uint16_t)c,
+		.sub = sub,
+	};
+	store_handle h = store_lookup(st, &k);
+	if (!h)
+		return false;
+	return store_read(st, store_handle_slot(h), out) == 0 && out->has_value;
+}
+
+static bool value_is(const char *dev, const char *port, enum fm_counter c,
+		     uint32_t sub, double want)
+{
+	struct store_sample s;
+	return read_series(dev, port, c, sub, &s) &&
+	       fabs(s.value - want) < 1e-9;
+}
+
+static bool rate_is(const char *dev, const char *port, enum fm_counter c,
+		    uint32_t sub, double want)
+{
+	struct store_sample s;
+	return read_series(dev, port, c, sub, &s) && s.has_rate &&
+	       fabs(s.rate - want) < 1e-6 * (fabs(want) + 1);
+}
+
+/* The health entry of target "leaf1" protocol gnmi, copied. */
+static struct health_target_info info;
+
+static bool get_info(const char *target)
+{
+	struct health_target_info *v = NULL;
+	size_t n = health_snapshot(hl, &v);
+	bool found = false;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i].target, target) == 0 &&
+		    strcmp(v[i].protocol, "gnmi") == 0) {
+			free(info.target);
+			free(info.protocol);
+			free(info.last_error);
+			info = v[i];
+			v[i].target = v[i].protocol = v[i].last_error = NULL;
+			found = true;
+		}
+	}
+	health_snapshot_free(v, n);
+	return found;
+}
+
+static bool error_contains(const char *target, const char *text)
+{
+	return get_info(target) && !info.up && info.last_error &&
+	       strstr(info.last_error, text);
+}
+
+#define WAIT_FOR(cond, ...)                                \
+	do {                                               \
+		int waited_ = 0;                           \
+		while (!(cond) && waited_ < WAIT_S * 50) { \
+			sleep_ms(20);                      \
+			waited_++;                         \
+		}                                          \
+		ck_assert_msg((cond), __VA_ARGS__);        \
+	} while (0)
+
+static void set_pfc(uint64_t frames, uint64_t paused_ns, int64_t ts)
+{
+	ck_assert_int_eq(gnmi_target_set_uint(tgt, PFC3 "in-frames", frames),
+			 0);
+	ck_assert_int_eq(
+	    gnmi_target_set_uint(tgt, PFC3 "pfc-on-total-rx-time", paused_ns),
+	    0);
+	ck_assert_int_eq(gnmi_target_set_uint(tgt, OCTETS, frames * 100), 0);
+	gnmi_target_tick(tgt, ts);
+}
+
+static const char *arista_cfg =
+    "targets:\n"
+    "  - name: leaf1\n"
+    "    gnmi:\n"
+    "      address: 127.0.0.1:%d\n"
+    "      insecure: true\n"
+    "      profile: arista\n"
+    "      %s\n"
+    "      subscriptions:\n"
+    "        - path: /interfaces/interface[name=*]/ethernet/pfc\n"
+    "          sample_interval: 100ms\n"
+    "        - path: /interfaces/interface[name=*]/state/counters\n"
+    "          sample_interval: 100ms\n";
+
+START_TEST(test_stream_values_reach_the_store_converted)
+{
+	start_target(NULL);
+	set_pfc(1000, 500000000, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt), ""));
+
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 1000),
+		 "pfc frames never arrived");
+	ck_assert(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_PAUSE, 3, 0.5));
+	ck_assert(value_is("leaf1", "Ethernet1", FM_C_BYTES_RX, 0, 100000));
+
+	/* One second later by the target's clock: rates from its stamps. */
+	set_pfc(3000, 1500000000, T0 + NS_PER_S);
+	WAIT_FOR(rate_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 2000),
+		 "no frame rate");
+	ck_assert(rate_is("leaf1", "Ethernet1", FM_C_PFC_RX_PAUSE, 3, 1.0));
+	ck_assert(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_PAUSE, 3, 1.5));
+
+	ck_assert(get_info("leaf1"));
+	ck_assert(info.up);
+	ck_assert(info.sync_seen);
+	ck_assert_uint_gt(info.counters[HEALTH_C_UPDATES], 0);
+	ck_assert_uint_eq(info.counters[HEALTH_C_DECODE_ERRORS], 0);
+}
+END_TEST
+
+START_TEST(test_once_mode_collects_every_interval)
+{
+	start_target(NULL);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt),
+				 "mode: once\n      interval: 200ms"));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "first ONCE did not arrive");
+	set_pfc(20, 0, T0 + NS_PER_S);
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 20),
+		 "ONCE was not run again");
+	ck_assert(get_info("leaf1"));
+	ck_assert(info.up);
+}
+END_TEST
+
+START_TEST(test_poll_mode_polls_every_interval)
+{
+	start_target(NULL);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt),
+				 "mode: poll\n      poll_interval: 200ms"));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "initial POLL data did not arrive");
+	set_pfc(30, 0, T0 + NS_PER_S);
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 30),
+		 "no poll answer");
+	ck_assert(rate_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 20));
+	ck_assert_uint_eq(gnmi_target_stream_count(tgt), 1);
+}
+END_TEST
+
+START_TEST(test_server_restart_reconnects_and_data_resumes)
+{
+	start_target(NULL);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt), ""));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "no data before the restart");
+
+	ck_assert_int_eq(gnmi_target_stop(tgt), 0);
+	WAIT_FOR(get_info("leaf1") && !info.up, "target still up when stopped");
+	ck_assert_ptr_nonnull(strstr(info.last_error, "UNAVAILABLE"));
+	ck_assert_int_eq(gnmi_target_start(tgt), 0);
+	set_pfc(50, 0, T0 + NS_PER_S);
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 50),
+		 "data did not resume after the restart");
+	ck_assert(rate_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 40));
+	ck_assert(get_info("leaf1"));
+	ck_assert(info.up);
+	ck_assert_uint_ge(info.counters[HEALTH_C_RECONNECTS], 1);
+}
+END_TEST
+
+START_TEST(test_silent_stream_is_resubscribed_by_the_watchdog)
+{
+	start_target(NULL);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt), ""));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "no data before the silence");
+	/* 100 ms samples: silence past 300 ms is a dead stream. */
+	gnmi_target_set_silent(tgt, true);
+	WAIT_FOR(get_info("leaf1") && info.counters[HEALTH_C_RECONNECTS] >= 1,
+		 "the watchdog never resubscribed");
+	gnmi_target_set_silent(tgt, false);
+	set_pfc(70, 0, T0 + NS_PER_S);
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 70),
+		 "data did not resume after the silence");
+	ck_assert_uint_eq(gnmi_target_stream_count(tgt), 1);
+}
+END_TEST
+
+START_TEST(test_wrong_password_is_reported_and_not_retried_hot)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.username = "fabmon";
+	o.password = "right";
+	start_target(&o);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt),
+				 "username: fabmon\n      password: wrong"));
+	WAIT_FOR(error_contains("leaf1", "UNAUTHENTICATED"),
+		 "no UNAUTHENTICATED reason: %s",
+		 info.last_error ? info.last_error : "(none)");
+	uint64_t errors = info.counters[HEALTH_C_ERRORS];
+	sleep_ms(1500);
+	ck_assert(get_info("leaf1"));
+	ck_assert_msg(info.counters[HEALTH_C_ERRORS] == errors,
+		      "retried within 1.5 s: %llu errors",
+		      (unsigned long long)info.counters[HEALTH_C_ERRORS]);
+	ck_assert_ptr_nonnull(strstr(info.last_error, "retrying in"));
+	ck_assert(!value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10));
+}
+END_TEST
+
+START_TEST(test_right_password_streams)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.username = "fabmon";
+	o.password = "s3cret";
+	start_target(&o);
+	set_pfc(10, 0, T0);
+	char secret[300];
+	snprintf(secret, sizeof secret, "%s/pw", tmpdir);
+	FILE *f = fopen(secret, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("s3cret\n", f);
+	fclose(f);
+	char extra[400];
+	snprintf(extra, sizeof extra,
+		 "username: fabmon\n      password_file: %s", secret);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt), extra));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "no data with the right password");
+}
+END_TEST
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	char *buf = calloc(1, 1 << 20);
+	size_t n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A CA, a server certificate for 127.0.0.1/localhost and a client
+ * certificate, made with the openssl command. */
+static void make_certs(void)
+{
+	char cmd[2048];
+	snprintf(
+	    cmd, sizeof cmd,
+	    "cd %s && "
+	    "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 "
+	    "-nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=test-ca "
+	    ">/dev/null 2>&1 && "
+	    "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+	    "-keyout srv.key -out srv.csr -subj /CN=localhost >/dev/null "
+	    "2>&1 && "
+	    "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > "
+	    "srv.ext && "
+	    "openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key "
+	    "-CAcreateserial -out srv.pem -days 2 -extfile srv.ext "
+	    ">/dev/null 2>&1 && "
+	    "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+	    "-keyout cli.key -out cli.csr -subj /CN=fabmon >/dev/null 2>&1 "
+	    "&& openssl x509 -req -in cli.csr -CA ca.pem -CAkey ca.key "
+	    "-CAcreateserial -out cli.pem -days 2 >/dev/null 2>&1",
+	    tmpdir);
+	ck_assert_msg(system(cmd) == 0, "openssl failed");
+}
+
+static void start_tls_target(bool mutual)
+{
+	char p[300];
+	make_certs();
+	snprintf(p, sizeof p, "%s/srv.pem", tmpdir);
+	char *cert = slurp(p);
+	snprintf(p, sizeof p, "%s/srv.key", tmpdir);
+	char *key = slurp(p);
+	snprintf(p, sizeof p, "%s/ca.pem", tmpdir);
+	char *ca = slurp(p);
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.tls_cert_pem = cert;
+	o.tls_key_pem = key;
+	o.tls_client_ca_pem = mutual ? ca : NULL;
+	start_target(&o);
+	free(cert);
+	free(key);
+	free(ca);
+}
+
+static const char *tls_cfg =
+    "targets:\n"
+    "  - name: leaf1\n"
+    "    gnmi:\n"
+    "      address: 127.0.0.1:%d\n"
+    "      profile: arista\n"
+    "      ca: %s/ca.pem\n"
+    "      server_name: localhost\n"
+    "%s"
+    "      subscriptions:\n"
+    "        - path: /interfaces/interface[name=*]/ethernet/pfc\n"
+    "          sample_interval: 100ms\n";
+
+START_TEST(test_tls_verifies_the_target)
+{
+	start_tls_target(false);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(tls_cfg, gnmi_target_port(tgt), tmpdir, ""));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "no data over TLS");
+}
+END_TEST
+
+START_TEST(test_mtls_needs_the_client_certificate)
+{
+	start_tls_target(true);
+	set_pfc(10, 0, T0);
+	char extra[700];
+	snprintf(extra, sizeof extra,
+		 "      cert: %s/cli.pem\n      key: %s/cli.key\n", tmpdir,
+		 tmpdir);
+	/* Without a client certificate the handshake fails: down. */
+	struct cfg *c = load_cfg(tls_cfg, gnmi_target_port(tgt), tmpdir, "");
+	start_collector(c);
+	WAIT_FOR(error_contains("leaf1", "UNAVAILABLE"),
+		 "no failure without a client certificate");
+	gnmi_collector_ops.stop(col);
+	col = NULL;
+	cfg_free(cfg);
+	cfg = NULL;
+	/* With it: data. */
+	start_collector(
+	    load_cfg(tls_cfg, gnmi_target_port(tgt), tmpdir, extra));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "no data over mutual TLS");
+}
+END_TEST
+
+START_TEST(test_malformed_message_is_counted_and_stream_goes_on)
+{
+	start_target(NULL);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt), ""));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "no data before the garbage");
+	static const unsigned char garbage[] = { 0x0a, 0xff, 0xff, 0xff,
+						 0xff, 0x0f, 0x01, 0x02 };
+	ck_assert_uint_eq(gnmi_target_inject(tgt, garbage, sizeof garbage), 1);
+	WAIT_FOR(get_info("leaf1") &&
+		     info.counters[HEALTH_C_DECODE_ERRORS] >= 1,
+		 "the malformed message was not counted");
+	set_pfc(90, 0, T0 + NS_PER_S);
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 90),
+		 "the stream did not go on");
+	ck_assert(get_info("leaf1"));
+	ck_assert_uint_eq(info.counters[HEALTH_C_RECONNECTS], 0);
+	ck_assert(info.up);
+}
+END_TEST
+
+START_TEST(test_sonic_counters_db_json_ietf_maps_through_the_profile)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+	start_target(&o);
+	char p[512];
+	snprintf(p, sizeof p,
+		 "%s/tests/data/sonic-gnmi/COUNTERS_Ethernet68.txt", srcdir());
+	char *json = slurp(p);
+	ck_assert_int_eq(gnmi_target_set_json(tgt, "COUNTERS/Ethernet68", json),
+			 0);
+	gnmi_target_tick(tgt, T0);
+	free(json);
+	/* The profile's own subscriptions and its COUNTERS_DB target. */
+	start_collector(load_cfg("targets:\n"
+				 "  - name: sonic1\n"
+				 "    gnmi:\n"
+				 "      address: 127.0.0.1:%d\n"
+				 "      insecure: true\n"
+				 "      target: COUNTERS_DB\n",
+				 gnmi_target_port(tgt)));
+	/* SAI_PORT_STAT_PFC_7_RX_PKTS is "2" in the recording. */
+	WAIT_FOR(value_is("sonic1", "Ethernet68", FM_C_PFC_RX_FRAMES, 7, 2),
+		 "SONiC PFC counter did not arrive");
+	ck_assert(get_info("sonic1"));
+	ck_assert(info.up);
+	ck_assert_uint_gt(info.counters[HEALTH_C_UPDATES], 0);
+}
+END_TEST
+
+START_TEST(test_unsupported_encoding_is_reported)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.encodings = GNMI_TARGET_ENC_PROTO;
+	start_target(&o);
+	start_collector(
+	    load_cfg(arista_cfg, gnmi_target_port(tgt), "encoding: json_ietf"));
+	WAIT_FOR(error_contains("leaf1", "encoding json_ietf is not supported"),
+		 "no encoding error: %s",
+		 info.last_error ? info.last_error : "(none)");
+}
+END_TEST
+
+START_TEST(test_refused_sample_interval_is_reported_not_hot_retried)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.min_sample_interval_ns = NS_PER_S;
+	start_target(&o);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt), ""));
+	WAIT_FOR(error_contains("leaf1", "INVALID_ARGUMENT"),
+		 "no INVALID_ARGUMENT: %s",
+		 info.last_error ? info.last_error : "(none)");
+	ck_assert_ptr_nonnull(strstr(info.last_error, "1s"));
+	uint64_t errors = info.counters[HEALTH_C_ERRORS];
+	sleep_ms(1500);
+	ck_assert(get_info("leaf1"));
+	ck_assert_uint_eq(info.counters[HEALTH_C_ERRORS], errors);
+}
+END_TEST
+
+START_TEST(test_unreachable_target_backs_off)
+{
+	/* A port nothing listens on (the target is made and freed). */
+	start_target(NULL);
+	int port = gnmi_target_port(tgt);
+	gnmi_target_free(tgt);
+	tgt = NULL;
+	start_collector(load_cfg(arista_cfg, port, ""));
+	WAIT_FOR(error_contains("leaf1", "UNAVAILABLE"), "not reported down");
+	sleep_ms(2000);
+	ck_assert(get_info("leaf1"));
+	/* Backoff from 1 s with full jitter: a handful, not hundreds. */
+	ck_assert_uint_le(info.counters[HEALTH_C_ERRORS], 6);
+}
+END_TEST
+
+START_TEST(test_reload_stops_removed_targets)
+{
+	start_target(NULL);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt), ""));
+	WAIT_FOR(gnmi_target_stream_count(tgt) == 1, "no stream");
+	struct cfg *empty = load_cfg("interval: 1s\n");
+	ck_assert_int_eq(gnmi_collector_ops.reload(col, empty), 0);
+	cfg_free(cfg);
+	cfg = empty;
+	WAIT_FOR(gnmi_target_stream_count(tgt) == 0,
+		 "the removed target still streams");
+}
+END_TEST
+
+/*
+ * fabmond itself: a config pointing at the target, a real scrape, the
+ * exposition typed and converted, checked by promtool when available.
+ */
+struct body {
+	char *p;
+	size_t n;
+};
+
+static size_t on_body(char *d, size_t sz, size_t nm, void *ctx)
+{
+	struct body *b = ctx;
+	b->p = realloc(b->p, b->n + sz * nm + 1);
+	memcpy(b->p + b->n, d, sz * nm);
+	b->n += sz * nm;
+	b->p[b->n] = '\0';
+	return sz * nm;
+}
+
+static bool scrape(int port, struct body *b)
+{
+	char url[128];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", port);
+	free(b->p);
+	*b = (struct body){ 0 };
+	CURL *c = curl_easy_init();
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 5L);
+	CURLcode rc = curl_easy_perform(c);
+	curl_easy_cleanup(c);
+	return rc == CURLE_OK && b->p;
+}
+
+/* A free TCP port on 127.0.0.1 for fabmond's listener. */
+static int free_port(void)
+{
+	struct gnmi_target_options o;
+	char err[128];
+	gnmi_target_options_init(&o);
+	o.address = "127.0.0.1:0";
+	struct gnmi_target *t = gnmi_target_new(loop, &o, err, sizeof err);
+	ck_assert_ptr_nonnull(t);
+	int port = gnmi_target_port(t);
+	gnmi_target_free(t);
+	return port;
+}
+
+START_TEST(test_fabmond_exports_gnmi_values_typed_and_converted)
+{
+	start_target(NULL);
+	set_pfc(1000, 250000000, T0);
+	int http = free_port();
+	char path[300], text[2048];
+	snprintf(path, sizeof path, "%s/fabmon.yaml", tmpdir);
+	snprintf(text, sizeof text,
+		 "listen: ['127.0.0.1:%d']\n"
+		 "profiles_dir: %s/etc/profiles\n"
+		 "targets:\n"
+		 "  - name: leaf1\n"
+		 "    gnmi:\n"
+		 "      address: 127.0.0.1:%d\n"
+		 "      insecure: true\n"
+		 "      profile: arista\n"
+		 "      subscriptions:\n"
+		 "        - path: /interfaces/interface[name=*]/ethernet/pfc\n"
+		 "          sample_interval: 100ms\n",
+		 http, srcdir(), gnmi_target_port(tgt));
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+
+	const char *b = getenv("top_builddir");
+	char bin[300], logpath[300];
+	snprintf(bin, sizeof bin, "%s/fabmond", b && *b ? b : ".");
+	snprintf(logpath, sizeof logpath, "%s/fabmond.log", tmpdir);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		FILE *lf = freopen(logpath, "w", stderr);
+		(void)lf;
+		execl(bin, "fabmond", "-f", "-c", path, (char *)NULL);
+		_exit(127);
+	}
+
+	struct body body = { 0 };
+	const char *want = "fabmon_pfc_frames_total{device=\"leaf1\","
+			   "port=\"Ethernet1\",priority=\"3\","
+			   "direction=\"rx\"} 1000\n";
+	WAIT_FOR(scrape(http, &body) && strstr(body.p, want),
+		 "no PFC frames in /metrics");
+	ck_assert_ptr_nonnull(
+	    strstr(body.p, "# TYPE fabmon_pfc_frames_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    body.p, "fabmon_pfc_pause_seconds_total{device=\"leaf1\","
+		    "port=\"Ethernet1\",priority=\"3\",direction=\"rx\"} "
+		    "0.25\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(body.p,
+		   "fabmon_target_up{target=\"leaf1\",protocol=\"gnmi\"} 1\n"));
+
+	const char *promtool = getenv("PROMTOOL");
+	if (promtool && *promtool) {
+		char mpath[300], cmd[700];
+		snprintf(mpath, sizeof mpath, "%s/metrics.txt", tmpdir);
+		FILE *m = fopen(mpath, "w");
+		fputs(body.p, m);
+		fclose(m);
+		snprintf(cmd, sizeof cmd, "%s check metrics < %s", promtool,
+			 mpath);
+		ck_assert_msg(system(cmd) == 0,
+			      "promtool check metrics failed");
+	}
+	free(body.p);
+	kill(pid, SIGTERM);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+static Suite *gnmi_collector_suite(void)
+{
+	Suite *s = suite_create("gnmi_collector");
+	TCase *tc = tcase_create("collector");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 90);
+	tcase_add_test(tc, test_stream_values_reach_the_store_converted);
+	tcase_add_test(tc, test_once_mode_collects_every_interval);
+	tcase_add_test(tc, test_poll_mode_polls_every_interval);
+	tcase_add_test(tc, test_server_restart_reconnects_and_data_resumes);
+	tcase_add_test(tc, test_silent_stream_is_resubscribed_by_the_watchdog);
+	tcase_add_test(tc, test_wrong_password_is_reported_and_not_retried_hot);
+	tcase_add_test(tc, test_right_password_streams);
+	tcase_add_test(tc, test_tls_verifies_the_target);
+	tcase_add_test(tc, test_mtls_needs_the_client_certificate);
+	tcase_add_test(tc,
+		       test_malformed_message_is_counted_and_stream_goes_on);
+	tcase_add_test(
+	    tc, test_sonic_counters_db_json_ietf_maps_through_the_profile);
+	tcase_add_test(tc, test_unsupported_encoding_is_reported);
+	tcase_add_test(
+	    tc, test_refused_sample_interval_is_reported_not_hot_retried);
+	tcase_add_test(tc, test_unreachable_target_backs_off);
+	tcase_add_test(tc, test_reload_stops_removed_targets);
+	tcase_add_test(tc,
+		       test_fabmond_exports_gnmi_values_typed_and_converted);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(gnmi_collector_suite());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
