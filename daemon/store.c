@@ -36,9 +36,10 @@
  * Statistics are per slot and are not cleared on reuse, so their sum
  * over all slots is monotonic and needs no lock across the scan.
  *
- * Counter semantics. value is a running total in canonical units: the
- * first sample sets it to raw * scale, each good delta adds
- * delta * scale, a reset leaves it alone. rate is delta * scale divided
+ * Counter semantics. value is a running total in canonical units, kept
+ * as a sum of raw units and scaled when read (one rounding, so totals
+ * print as short decimals): the first sample sets it to raw, each good
+ * delta adds delta, a reset leaves it alone. rate is delta * scale divided
  * by the difference of the source's timestamps in seconds, and each rate
  * is pushed on the ring. A width-32 series keeps its raw value modulo
  * 2^32. When raw decreases, a width-64 series has been reset; a width-32
@@ -136,7 +137,10 @@ struct store_slot {
 	uint64_t raw;
 	int64_t ts_ns;
 	int64_t mono_ns; /* arrival of the last sample, or creation */
-	double value;
+	union {
+		uint64_t acc; /* counters: running total in raw units */
+		double value; /* gauges: value in canonical units */
+	};
 	double rate;
 	double scale;
 	/* Second cache line. */
@@ -774,6 +778,11 @@ store_handle store_series(struct store *st, const struct store_key *key,
 			if ((s->width != r.width || s->scale != r.scale) &&
 			    (s->flags & STORE_F_HAS_VALUE))
 				s->flags |= STORE_F_REBASE;
+			/* The total is kept in raw units: restate it in the
+			 * new ones so that it does not jump. */
+			if (s->kind == FM_KIND_COUNTER && s->scale != r.scale)
+				s->acc = (uint64_t)llround((double)s->acc *
+							   s->scale / r.scale);
 			s->width = r.width;
 			s->scale = r.scale;
 			s->max_rate = r.max_rate;
@@ -795,7 +804,7 @@ store_handle store_series(struct store *st, const struct store_key *key,
 	s->raw = 0;
 	s->ts_ns = 0;
 	s->mono_ns = now;
-	s->value = 0;
+	s->acc = 0;
 	s->rate = 0;
 	s->scale = r.scale;
 	s->max_rate = r.max_rate;
@@ -877,6 +886,22 @@ static inline void store_ring_push(struct store *st, struct store_slot *s,
 		s->ring_n++;
 }
 
+/*
+ * raw * scale, rounded once: a scale below 1 that is the inverse of an
+ * integer (1e-6 for µs, 1e-9 for ns) divides by that integer, so that
+ * 4500000 ns is 0.0045 s exactly as printed, not 0.0045000000000000005.
+ */
+static double store_scaled(uint64_t raw, double scale)
+{
+	if (scale < 1) {
+		double inv = 1 / scale;
+		double r = nearbyint(inv);
+		if (fabs(inv - r) <= r * 1e-12)
+			return (double)raw / r;
+	}
+	return (double)raw * scale;
+}
+
 int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 {
 	int err;
@@ -904,7 +929,7 @@ int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 
 	uint8_t flags = s->flags;
 	if (!(flags & STORE_F_HAS_VALUE)) {
-		s->value = (double)raw * s->scale;
+		s->acc = raw;
 		s->flags =
 		    (uint8_t)((flags | STORE_F_HAS_VALUE) & ~STORE_F_REBASE);
 		goto base;
@@ -942,9 +967,14 @@ int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 		s->flags = (uint8_t)(flags & ~STORE_F_HAS_RATE);
 		goto base;
 	}
-	double d = (double)delta * s->scale;
-	s->value += d;
-	s->rate = d / dt;
+	if (s->acc + delta < s->acc) {
+		/* 2^64 raw units summed (centuries of nanoseconds): start
+		 * over, which readers see as one counter reset. */
+		s->resets++;
+		s->acc = 0;
+	}
+	s->acc += delta;
+	s->rate = store_scaled(delta, s->scale) / dt;
 	s->flags = (uint8_t)(flags | STORE_F_HAS_RATE);
 	store_ring_push(st, s, s->rate);
 base:
@@ -1098,7 +1128,8 @@ int store_read(const struct store *st, uint32_t slot, struct store_sample *out)
 	c.kind = s->kind;
 	c.key = s->key;
 	c.owner = s->owner;
-	c.value = s->value;
+	c.value = s->kind == FM_KIND_COUNTER ? store_scaled(s->acc, s->scale)
+					     : s->value;
 	c.rate = s->rate;
 	c.raw = s->raw;
 	c.ts_ns = s->ts_ns;

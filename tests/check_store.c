@@ -468,6 +468,19 @@ START_TEST(test_scale_applies_to_total_and_rate)
 }
 END_TEST
 
+START_TEST(test_scaled_totals_are_rounded_once)
+{
+	/* ns -> s: 4,500,000 ns is the double nearest 0.0045, so the
+	 * exposition prints "0.0045", however the total was summed. */
+	store_handle h = counter(FM_C_PFC_RX_PAUSE, 3, 64, 1e-9, 0);
+	ck_assert_int_eq(store_update(st, h, 1500000, T0), 0);
+	ck_assert_int_eq(store_update(st, h, 3000000, T0 + SEC), 0);
+	ck_assert_int_eq(store_update(st, h, 4500000, T0 + 2 * SEC), 0);
+	ck_assert(sample(h).value == 0.0045);
+	ck_assert(sample(h).rate == 0.0015);
+}
+END_TEST
+
 START_TEST(test_spec_change_of_scale_rebases)
 {
 	store_handle h = counter(FM_C_BYTES_TX, 0, 64, 1, 0);
@@ -1033,6 +1046,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_marked_discontinuity_rebases_next_sample);
 	tcase_add_test(tc, test_owner_discontinuity_rebases_only_that_owner);
 	tcase_add_test(tc, test_scale_applies_to_total_and_rate);
+	tcase_add_test(tc, test_scaled_totals_are_rounded_once);
 	tcase_add_test(tc, test_spec_change_of_scale_rebases);
 	tcase_add_test(tc, test_gauge_keeps_scaled_value_without_rate);
 	tcase_add_test(tc, test_older_timestamp_is_rejected);
