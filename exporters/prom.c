@@ -296,6 +296,9 @@ static void render_targets(struct buf *b, const struct health_target_info *v,
 		  "before the first)." },
 		{ "fabmon_target_last_duration_seconds", "gauge",
 		  "Duration of the target's last poll or read." },
+		{ "fabmon_target_sync_seen", "gauge",
+		  "1 once the target's gNMI stream sent its sync_response "
+		  "(initial state complete)." },
 	};
 	for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
 		bool header = false;
@@ -307,6 +310,8 @@ static void render_targets(struct buf *b, const struct health_target_info *v,
 				val = ns_to_s(v[i].last_update_age_ns);
 			else if (f == 2 && v[i].last_duration_s >= 0)
 				val = v[i].last_duration_s;
+			else if (f == 3 && strcmp(v[i].protocol, "gnmi") == 0)
+				val = v[i].sync_seen ? 1 : 0;
 			else
 				continue;
 			if (!header) {

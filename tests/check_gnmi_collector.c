@@ -448,6 +448,28 @@ START_TEST(test_tls_verifies_the_target)
 }
 END_TEST
 
+START_TEST(test_skip_verify_trusts_any_certificate)
+{
+	start_tls_target(false);
+	set_pfc(10, 0, T0);
+	/* No CA at all: only skip_verify lets this through. */
+	start_collector(
+	    load_cfg("targets:\n"
+		     "  - name: leaf1\n"
+		     "    gnmi:\n"
+		     "      address: 127.0.0.1:%d\n"
+		     "      profile: arista\n"
+		     "      skip_verify: true\n"
+		     "      subscriptions:\n"
+		     "        - path: /interfaces/interface[name=*]/"
+		     "ethernet/pfc\n"
+		     "          sample_interval: 100ms\n",
+		     gnmi_target_port(tgt)));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "no data with skip_verify");
+}
+END_TEST
+
 START_TEST(test_mtls_needs_the_client_certificate)
 {
 	start_tls_target(true);
@@ -691,6 +713,10 @@ START_TEST(test_fabmond_exports_gnmi_values_typed_and_converted)
 	ck_assert_ptr_nonnull(
 	    strstr(body.p,
 		   "fabmon_target_up{target=\"leaf1\",protocol=\"gnmi\"} 1\n"));
+	WAIT_FOR(scrape(http, &body) &&
+		     strstr(body.p, "fabmon_target_sync_seen{target=\"leaf1\","
+				    "protocol=\"gnmi\"} 1\n"),
+		 "sync_response not exported");
 
 	const char *promtool = getenv("PROMTOOL");
 	if (promtool && *promtool) {
@@ -726,6 +752,7 @@ static Suite *gnmi_collector_suite(void)
 	tcase_add_test(tc, test_wrong_password_is_reported_and_not_retried_hot);
 	tcase_add_test(tc, test_right_password_streams);
 	tcase_add_test(tc, test_tls_verifies_the_target);
+	tcase_add_test(tc, test_skip_verify_trusts_any_certificate);
 	tcase_add_test(tc, test_mtls_needs_the_client_certificate);
 	tcase_add_test(tc,
 		       test_malformed_message_is_counted_and_stream_goes_on);

@@ -428,6 +428,10 @@ START_TEST(test_health_families)
 		   "1750000000");
 	ck_line(t, "fabmon_target_up{target=\"leaf1\",protocol=\"gnmi\"} 1");
 	ck_line(t, "fabmon_target_up{target=\"leaf2\",protocol=\"snmp\"} 0");
+	/* sync_response is a gNMI notion: only gNMI entries have it. */
+	ck_line(t, "fabmon_target_sync_seen{target=\"leaf1\","
+		   "protocol=\"gnmi\"} 0");
+	ck_no_prefix(t, "fabmon_target_sync_seen{target=\"leaf2\"");
 	ck_assert(has_prefix(t, "fabmon_target_last_update_age_seconds{"
 				"target=\"leaf1\",protocol=\"gnmi\"} "));
 	ck_no_prefix(t, "fabmon_target_last_update_age_seconds{"
