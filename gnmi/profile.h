@@ -45,8 +45,9 @@ const char *gnmi_profile_name(const struct gnmi_profile *p);
 /* The profile's default subscriptions (used when the target's config
  * lists none) and the prefix target they go with ("" if none). The
  * array lives as long as p. */
-const struct cfg_gnmi_sub *gnmi_profile_subscriptions(
-	const struct gnmi_profile *p, size_t *n, const char **target);
+const struct cfg_gnmi_sub *
+gnmi_profile_subscriptions(const struct gnmi_profile *p, size_t *n,
+			   const char **target);
 
 struct gnmi_mapper_opts {
 	struct store *store;
@@ -69,7 +70,7 @@ struct gnmi_apply_stats {
 	uint64_t rejected; /* matched but the value was unusable or the
 			      store refused it (conflict, out of order) */
 	uint64_t deletes;
-	uint64_t bad;	   /* bad JSON, too deep, unsupported values */
+	uint64_t bad; /* bad JSON, too deep, unsupported values */
 };
 
 /*
