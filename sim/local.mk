@@ -4,3 +4,18 @@ noinst_PROGRAMS += sim/demo-target
 sim_demo_target_SOURCES = sim/demo_target.c
 sim_demo_target_CFLAGS = $(AM_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
 sim_demo_target_LDADD = libgnmi_target.a $(FABMON_LIBS)
+
+# The simulated fabric's library: topology (sim_topo_), then the counter
+# model, scenarios and serving as they come; fabsim and its tests link it.
+noinst_LIBRARIES += libfabsim.a
+libfabsim_a_SOURCES = sim/topo.c sim/topo.h
+libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
+
+check_PROGRAMS += tests/check_sim_topo
+TESTS += tests/check_sim_topo
+tests_check_sim_topo_SOURCES = tests/check_sim_topo.c
+tests_check_sim_topo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+tests_check_sim_topo_CFLAGS = $(TEST_CFLAGS)
+tests_check_sim_topo_LDADD = libfabsim.a $(TEST_LIBS)
+
+EXTRA_DIST += sim/topologies doc/fabsim-topology.md
