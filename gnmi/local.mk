@@ -4,6 +4,7 @@ libfabmon_a_SOURCES += \
 	gnmi/path.c gnmi/path.h \
 	gnmi/value.c gnmi/value.h \
 	gnmi/decode.c gnmi/decode.h \
+	gnmi/wire.c gnmi/wire.h \
 	gnmi/profile.c gnmi/profile.h \
 	gnmi/client.c gnmi/client.h
 
@@ -15,10 +16,12 @@ GNMI_TARGET_LIBS = libgnmi_target.a $(FABMON_LIBS)
 
 check_PROGRAMS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
-	tests/check_gnmi_target tests/check_gnmi_collector
+	tests/check_gnmi_target tests/check_gnmi_collector \
+	tests/check_gnmi_wire
 TESTS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
-	tests/check_gnmi_target tests/check_gnmi_collector
+	tests/check_gnmi_target tests/check_gnmi_collector \
+	tests/check_gnmi_wire
 tests_check_gnmi_path_SOURCES = tests/check_gnmi_path.c
 tests_check_gnmi_path_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_path_LDADD = $(TEST_LIBS)
@@ -37,23 +40,37 @@ tests_check_gnmi_target_LDADD = libgnmi_target.a $(TEST_LIBS)
 tests_check_gnmi_collector_SOURCES = tests/check_gnmi_collector.c
 tests_check_gnmi_collector_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_collector_LDADD = libgnmi_target.a $(TEST_LIBS)
+tests_check_gnmi_wire_SOURCES = tests/check_gnmi_wire.c
+tests_check_gnmi_wire_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_wire_LDADD = $(TEST_LIBS)
 $(tests_check_gnmi_path_OBJECTS) $(tests_check_gnmi_value_OBJECTS) \
 $(tests_check_gnmi_decode_OBJECTS) $(tests_check_gnmi_profile_OBJECTS) \
 $(tests_check_gnmi_target_OBJECTS) \
-$(tests_check_gnmi_collector_OBJECTS): proto/protoc.stamp
+$(tests_check_gnmi_collector_OBJECTS) \
+$(tests_check_gnmi_wire_OBJECTS): proto/protoc.stamp
 
 if ENABLE_FUZZERS
-noinst_PROGRAMS += fuzz/fuzz_gnmi_decode fuzz/fuzz_gnmi_json
+noinst_PROGRAMS += fuzz/fuzz_gnmi_decode fuzz/fuzz_gnmi_json \
+	fuzz/fuzz_gnmi_wire fuzz/fuzz_gnmi_profile
 fuzz_fuzz_gnmi_decode_SOURCES = fuzz/fuzz_gnmi_decode.c
 fuzz_fuzz_gnmi_decode_LDADD = $(FABMON_LIBS)
 fuzz_fuzz_gnmi_decode_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 fuzz_fuzz_gnmi_json_SOURCES = fuzz/fuzz_gnmi_json.c
 fuzz_fuzz_gnmi_json_LDADD = $(FABMON_LIBS)
 fuzz_fuzz_gnmi_json_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+fuzz_fuzz_gnmi_wire_SOURCES = fuzz/fuzz_gnmi_wire.c
+fuzz_fuzz_gnmi_wire_LDADD = $(FABMON_LIBS)
+fuzz_fuzz_gnmi_wire_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+fuzz_fuzz_gnmi_profile_SOURCES = fuzz/fuzz_gnmi_profile.c
+fuzz_fuzz_gnmi_profile_LDADD = $(FABMON_LIBS)
+fuzz_fuzz_gnmi_profile_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+$(fuzz_fuzz_gnmi_wire_OBJECTS) $(fuzz_fuzz_gnmi_profile_OBJECTS): \
+	proto/protoc.stamp
 endif
-EXTRA_DIST += fuzz/fuzz_gnmi_decode.c fuzz/fuzz_gnmi_json.c
+EXTRA_DIST += fuzz/fuzz_gnmi_decode.c fuzz/fuzz_gnmi_json.c \
+	fuzz/fuzz_gnmi_wire.c fuzz/fuzz_gnmi_profile.c
 
 profilesdir = $(pkgdatadir)/profiles
 dist_profiles_DATA = etc/profiles/openconfig.yaml etc/profiles/sonic.yaml \
 	etc/profiles/arista.yaml
-EXTRA_DIST += doc/profiles.md
+EXTRA_DIST += doc/profiles.md doc/gnmi-wire.md

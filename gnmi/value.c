@@ -2,13 +2,13 @@
  * gnmi_value: walks the leaves of a decoded gnmi.Notification as
  * borrowed views, and reads gNMI scalars as numbers.
  *
- * Everything lives in one struct walk on the caller's stack: the view
- * handed to the callbacks, the sorted keys of the prefix and of the
- * current path (copied pointers, not strings) and, for elements made
- * from JSON, one key and one "[index=N]" digit buffer per level. So a
- * walk never allocates, and the pointers it reports point into the
- * protobuf message or into that struct; they are valid during the
- * callback only.
+ * Everything lives in one struct gnmi_walk on the caller's stack: the
+ * view handed to the callbacks, the sorted keys of the prefix and of
+ * the current path (copied pointers, not strings) and, for elements
+ * made from JSON, one key and one "[index=N]" digit buffer per level.
+ * So a walk never allocates, and the pointers it reports point into
+ * the protobuf message (or the wire bytes) or into that struct; they
+ * are valid during the callback only.
  *
  * JSON values (SONiC sends whole COUNTERS_DB tables as json_ietf_val)
  * are read in two iterative passes over the bytes: json_check() proves
@@ -17,6 +17,11 @@
  * The second pass can therefore never stop half way, and a bad value is
  * skipped whole. Each pass costs a few ns per byte and no call per
  * byte. Strings are reported raw (see gnmi_json_unescape()).
+ *
+ * The same machinery (gnmi_walk_add_elem() and the other gnmi_walk_*
+ * functions) is what gnmi_wire feeds from a message's wire bytes, so
+ * the decoded and the wire paths build views, scalars and counts with
+ * one piece of code.
  *
  * The module keeps no global state; walks on distinct notifications may
  * run in parallel.
@@ -30,19 +35,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct walk {
-	struct gnmi_view v;
-	gnmi_leaf_fn leaf;
-	gnmi_delete_fn del;
-	void *ctx;
-	struct gnmi_walk_stats *st;
-	/* keys of the prefix elements, then of the current path's */
-	struct gnmi_view_key keys[GNMI_VIEW_MAX_KEYS];
-	/* the key of a JSON-made element at each view position */
-	struct gnmi_view_key jkey[GNMI_VIEW_MAX];
-	char jidx[GNMI_VIEW_MAX][24];
-};
 
 static size_t cstr_len(const char *s)
 {
@@ -59,11 +51,10 @@ static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 }
 
 /* Inserts a key, keeping keys[first..] sorted (elements have few). */
-static int add_key(struct walk *w, size_t *nkeys, size_t first,
-		   const char *name, size_t name_len, const char *value,
-		   size_t value_len)
+static int add_key(struct gnmi_walk *w, size_t first, const char *name,
+		   size_t name_len, const char *value, size_t value_len)
 {
-	size_t i = *nkeys;
+	size_t i = w->nkeys;
 
 	if (i == GNMI_VIEW_MAX_KEYS)
 		return -E2BIG;
@@ -74,62 +65,69 @@ static int add_key(struct walk *w, size_t *nkeys, size_t first,
 		i--;
 	}
 	w->keys[i] = (struct gnmi_view_key){ name, name_len, value, value_len };
-	(*nkeys)++;
+	w->nkeys++;
 	return 0;
+}
+
+int gnmi_walk_add_key(struct gnmi_walk *w, const char *name, size_t name_len,
+		      const char *value, size_t value_len)
+{
+	struct gnmi_view_elem *e = &w->v.elem[w->v.n - 1];
+	size_t first = (size_t)(e->keys - w->keys);
+	int rc = add_key(w, first, name, name_len, value, value_len);
+
+	if (rc == 0)
+		e->n_keys++;
+	return rc;
 }
 
 /*
  * A deprecated Path.element string, "name" or "name[k=v]...", as spans
- * into the string. Escapes would need a copy: such elements are refused
- * (-EINVAL), as are malformed ones.
+ * into the string (len bytes, no NUL in them). Escapes would need a
+ * copy: such elements are refused (-EINVAL), as are malformed ones.
  */
-static int add_element_string(struct walk *w, const char *s, size_t *nkeys)
+int gnmi_walk_add_element_string(struct gnmi_walk *w, const char *s, size_t len)
 {
-	struct gnmi_view_elem *e = &w->v.elem[w->v.n];
-	size_t first = *nkeys;
-	const char *b;
+	const char *end = s + len, *b;
 	int rc;
 
-	if (s == NULL)
-		s = "";
-	if (strchr(s, '\\') != NULL)
+	b = memchr(s, '[', len);
+	rc = gnmi_walk_add_elem(w, s, b ? (size_t)(b - s) : len);
+	if (rc < 0)
+		return rc;
+	if (memchr(s, '\\', len) != NULL)
 		return -EINVAL;
-	b = strchr(s, '[');
-	e->name = s;
-	e->name_len = b ? (size_t)(b - s) : strlen(s);
-	while (b != NULL && *b == '[') {
-		const char *eq = b + 1 + strcspn(b + 1, "=]");
-		const char *close;
+	while (b != NULL && b < end && *b == '[') {
+		const char *eq = b + 1, *close;
 
-		if (*eq != '=')
+		while (eq < end && *eq != '=' && *eq != ']')
+			eq++;
+		if (eq == end || *eq != '=')
 			return -EINVAL;
-		close = strchr(eq, ']');
+		close = memchr(eq, ']', (size_t)(end - eq));
 		if (close == NULL)
 			return -EINVAL;
-		rc = add_key(w, nkeys, first, b + 1, (size_t)(eq - b - 1),
-			     eq + 1, (size_t)(close - eq - 1));
+		rc = gnmi_walk_add_key(w, b + 1, (size_t)(eq - b - 1), eq + 1,
+				       (size_t)(close - eq - 1));
 		if (rc < 0)
 			return rc;
 		b = close + 1;
 	}
-	if (b != NULL && *b != '\0')
+	if (b != NULL && b != end)
 		return -EINVAL;
-	e->keys = &w->keys[first];
-	e->n_keys = *nkeys - first;
-	w->v.n++;
 	return 0;
 }
 
 /* Appends the elements of p to the view: 0, -E2BIG or -EINVAL. */
-static int add_path(struct walk *w, const Gnmi__Path *p, size_t *nkeys)
+static int add_path(struct gnmi_walk *w, const Gnmi__Path *p)
 {
 	int rc;
 
 	if (p->n_elem == 0) {
 		for (size_t i = 0; i < p->n_element; i++) {
-			if (w->v.n == GNMI_VIEW_MAX)
-				return -E2BIG;
-			rc = add_element_string(w, p->element[i], nkeys);
+			const char *s = p->element[i] ? p->element[i] : "";
+
+			rc = gnmi_walk_add_element_string(w, s, strlen(s));
 			if (rc < 0)
 				return rc;
 		}
@@ -137,35 +135,29 @@ static int add_path(struct walk *w, const Gnmi__Path *p, size_t *nkeys)
 	}
 	for (size_t i = 0; i < p->n_elem; i++) {
 		const Gnmi__PathElem *pe = p->elem[i];
-		struct gnmi_view_elem *e = &w->v.elem[w->v.n];
-		size_t first = *nkeys;
 
 		if (pe == NULL)
 			continue;
-		if (w->v.n == GNMI_VIEW_MAX)
-			return -E2BIG;
-		e->name = pe->name ? pe->name : "";
-		e->name_len = cstr_len(pe->name);
+		rc = gnmi_walk_add_elem(w, pe->name ? pe->name : "",
+					cstr_len(pe->name));
+		if (rc < 0)
+			return rc;
 		for (size_t k = 0; k < pe->n_key; k++) {
 			const Gnmi__PathElem__KeyEntry *ke = pe->key[k];
 
 			if (ke == NULL)
 				continue;
-			rc = add_key(w, nkeys, first, ke->key ? ke->key : "",
-				     cstr_len(ke->key),
-				     ke->value ? ke->value : "",
-				     cstr_len(ke->value));
+			rc = gnmi_walk_add_key(
+			    w, ke->key ? ke->key : "", cstr_len(ke->key),
+			    ke->value ? ke->value : "", cstr_len(ke->value));
 			if (rc < 0)
 				return rc;
 		}
-		e->keys = &w->keys[first];
-		e->n_keys = *nkeys - first;
-		w->v.n++;
 	}
 	return 0;
 }
 
-static void count_bad_path(struct walk *w, int rc)
+static void count_bad_path(struct gnmi_walk *w, int rc)
 {
 	if (rc == -E2BIG)
 		w->st->too_deep++;
@@ -173,7 +165,7 @@ static void count_bad_path(struct walk *w, int rc)
 		w->st->unsupported++;
 }
 
-static void report(struct walk *w, size_t n, const struct gnmi_scalar *sc)
+static void report(struct gnmi_walk *w, size_t n, const struct gnmi_scalar *sc)
 {
 	w->v.n = n;
 	w->st->leaves++;
@@ -608,7 +600,7 @@ struct frame {
  * the entry's key; a top-level array keys the path's last element; an
  * array in an array adds an element of the same name.
  */
-static void json_walk(struct walk *w, const char *p, const char *end)
+static void json_walk(struct gnmi_walk *w, const char *p, const char *end)
 {
 	struct frame fr[GNMI_VIEW_MAX];
 	size_t depth = 0, n0 = w->v.n, cur = n0;
@@ -738,7 +730,7 @@ inconsistent:
 	w->st->bad_json++;
 }
 
-static void walk_json(struct walk *w, const uint8_t *data, size_t len)
+static void walk_json(struct gnmi_walk *w, const uint8_t *data, size_t len)
 {
 	const char *p = (const char *)data, *end;
 	size_t n = w->v.n;
@@ -770,6 +762,11 @@ static void walk_json(struct walk *w, const uint8_t *data, size_t len)
 
 /* ---- typed values ---- */
 
+/*
+ * digits / 10^precision. Past 22 the division goes by 1e22 steps; a
+ * value that has become zero stays zero (so 2^32 - 1 costs a few steps,
+ * not 195 million).
+ */
 static double decimal_value(int64_t digits, uint32_t precision)
 {
 	/* powers of ten up to 1e22 are exact doubles: one rounding */
@@ -780,10 +777,26 @@ static double decimal_value(int64_t digits, uint32_t precision)
 	double d = (double)digits;
 
 	while (precision > 22) {
+		if (d == 0)
+			return d;
 		d /= 1e22;
 		precision -= 22;
 	}
 	return d / p10[precision];
+}
+
+void gnmi_scalar_decimal(int64_t digits, uint32_t precision,
+			 struct gnmi_scalar *sc)
+{
+	memset(sc, 0, sizeof *sc);
+	if (precision == 0) {
+		/* an integer: keep it exact */
+		sc->kind = GNMI_SCALAR_INT;
+		sc->i = digits;
+	} else {
+		sc->kind = GNMI_SCALAR_DOUBLE;
+		sc->d = decimal_value(digits, precision);
+	}
 }
 
 /* A scalar TypedValue into *sc; false for the other kinds. */
@@ -830,22 +843,15 @@ static bool typed_scalar(const Gnmi__TypedValue *tv, struct gnmi_scalar *sc)
 	case GNMI__TYPED_VALUE__VALUE_DECIMAL_VAL:
 		if (tv->decimal_val == NULL)
 			return false;
-		if (tv->decimal_val->precision == 0) {
-			/* an integer: keep it exact */
-			sc->kind = GNMI_SCALAR_INT;
-			sc->i = tv->decimal_val->digits;
-		} else {
-			sc->kind = GNMI_SCALAR_DOUBLE;
-			sc->d = decimal_value(tv->decimal_val->digits,
-					      tv->decimal_val->precision);
-		}
+		gnmi_scalar_decimal(tv->decimal_val->digits,
+				    tv->decimal_val->precision, sc);
 		return true;
 	default:
 		return false;
 	}
 }
 
-static void walk_typed(struct walk *w, const Gnmi__TypedValue *tv)
+static void walk_typed(struct gnmi_walk *w, const Gnmi__TypedValue *tv)
 {
 	struct gnmi_scalar sc;
 
@@ -881,29 +887,63 @@ static void walk_typed(struct walk *w, const Gnmi__TypedValue *tv)
 	}
 }
 
-/* The deprecated Update.value (gNMI before 0.4): bytes and an encoding. */
-static void walk_old_value(struct walk *w, const Gnmi__Value *val)
+void gnmi_walk_old_value(struct gnmi_walk *w, int type, const uint8_t *data,
+			 size_t len)
 {
 	struct gnmi_scalar sc = { 0 };
 
-	switch (val->type) {
+	switch (type) {
 	case GNMI__ENCODING__JSON:
 	case GNMI__ENCODING__JSON_IETF:
-		walk_json(w, val->value.data, val->value.len);
+		walk_json(w, data, len);
 		return;
 	case GNMI__ENCODING__BYTES:
 	case GNMI__ENCODING__ASCII:
-		sc.kind = val->type == GNMI__ENCODING__ASCII
-			      ? GNMI_SCALAR_STRING
-			      : GNMI_SCALAR_BYTES;
-		sc.s = (const char *)val->value.data;
-		sc.len = val->value.data ? val->value.len : 0;
+		sc.kind = type == GNMI__ENCODING__ASCII ? GNMI_SCALAR_STRING
+							: GNMI_SCALAR_BYTES;
+		sc.s = (const char *)data;
+		sc.len = data ? len : 0;
 		report(w, w->v.n, &sc);
 		return;
 	default:
 		w->st->unsupported++;
 		return;
 	}
+}
+
+void gnmi_walk_init(struct gnmi_walk *w, gnmi_leaf_fn leaf, gnmi_delete_fn del,
+		    void *ctx, struct gnmi_walk_stats *st)
+{
+	w->leaf = leaf;
+	w->del = del;
+	w->ctx = ctx;
+	w->st = st;
+	w->nkeys = 0;
+	w->v.n = 0;
+	w->v.origin = "";
+	w->v.target = "";
+}
+
+void gnmi_walk_bad_path(struct gnmi_walk *w, int rc)
+{
+	count_bad_path(w, rc);
+}
+
+void gnmi_walk_scalar(struct gnmi_walk *w, const struct gnmi_scalar *sc)
+{
+	report(w, w->v.n, sc);
+}
+
+void gnmi_walk_json(struct gnmi_walk *w, const uint8_t *data, size_t len)
+{
+	walk_json(w, data, len);
+}
+
+void gnmi_walk_delete(struct gnmi_walk *w)
+{
+	w->st->deletes++;
+	if (w->del)
+		w->del(w->ctx, &w->v);
 }
 
 static const char *pb_str(const char *s)
@@ -916,28 +956,24 @@ void gnmi_walk_notification(const Gnmi__Notification *n, gnmi_leaf_fn leaf,
 			    struct gnmi_walk_stats *st)
 {
 	struct gnmi_walk_stats dummy = { 0 };
-	struct walk w;
+	struct gnmi_walk w;
 	const char *origin = "", *target = "";
-	size_t n_prefix, n_prefix_keys = 0;
+	size_t n_prefix, n_prefix_keys;
 	int prc = 0;
 
-	w.leaf = leaf;
-	w.del = del;
-	w.ctx = ctx;
-	w.st = st ? st : &dummy;
-	w.v.n = 0;
+	gnmi_walk_init(&w, leaf, del, ctx, st ? st : &dummy);
 	if (n->prefix != NULL) {
 		origin = pb_str(n->prefix->origin);
 		target = pb_str(n->prefix->target);
-		prc = add_path(&w, n->prefix, &n_prefix_keys);
+		prc = add_path(&w, n->prefix);
 	}
 	n_prefix = w.v.n;
+	n_prefix_keys = w.nkeys;
 	for (size_t i = 0; i < n->n_update + n->n_delete_; i++) {
 		bool is_del = i >= n->n_update;
 		const Gnmi__Update *u = is_del ? NULL : n->update[i];
 		const Gnmi__Path *p =
 		    is_del ? n->delete_[i - n->n_update] : (u ? u->path : NULL);
-		size_t nkeys = n_prefix_keys;
 		int rc = prc;
 
 		if (is_del ? p == NULL : u == NULL) {
@@ -945,6 +981,7 @@ void gnmi_walk_notification(const Gnmi__Notification *n, gnmi_leaf_fn leaf,
 			continue;
 		}
 		w.v.n = n_prefix;
+		w.nkeys = n_prefix_keys;
 		w.v.origin = origin;
 		w.v.target = target;
 		if (rc == 0 && p != NULL) {
@@ -952,23 +989,22 @@ void gnmi_walk_notification(const Gnmi__Notification *n, gnmi_leaf_fn leaf,
 				w.v.origin = p->origin;
 			if (p->target && p->target[0] != '\0')
 				w.v.target = p->target;
-			rc = add_path(&w, p, &nkeys);
+			rc = add_path(&w, p);
 		}
 		if (rc < 0) {
 			count_bad_path(&w, rc);
 			continue;
 		}
-		if (is_del) {
-			w.st->deletes++;
-			if (del)
-				del(ctx, &w.v);
-		} else if (u->val != NULL) {
+		if (is_del)
+			gnmi_walk_delete(&w);
+		else if (u->val != NULL)
 			walk_typed(&w, u->val);
-		} else if (u->value != NULL) {
-			walk_old_value(&w, u->value);
-		} else {
+		else if (u->value != NULL)
+			gnmi_walk_old_value(&w, (int)u->value->type,
+					    u->value->value.data,
+					    u->value->value.len);
+		else
 			w.st->unsupported++;
-		}
 	}
 }
 

@@ -32,6 +32,7 @@
 
 #include "gnmi.pb-c.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,6 +115,83 @@ typedef void (*gnmi_delete_fn)(void *ctx, const struct gnmi_view *path);
 void gnmi_walk_notification(const Gnmi__Notification *n, gnmi_leaf_fn leaf,
 			    gnmi_delete_fn del, void *ctx,
 			    struct gnmi_walk_stats *st);
+
+/*
+ * The machinery of a walk, shared with gnmi_wire (wire.h), which feeds
+ * it from a SubscribeResponse's wire bytes instead of a decoded message
+ * so that both paths report the same views, scalars and counts. Other
+ * callers use gnmi_walk_notification(). The struct is public only to
+ * live on the caller's stack (about 6 KB); its fields are private.
+ */
+struct gnmi_walk {
+	struct gnmi_view v;
+	gnmi_leaf_fn leaf;
+	gnmi_delete_fn del;
+	void *ctx;
+	struct gnmi_walk_stats *st; /* never NULL */
+	size_t nkeys;		    /* keys[] in use */
+	/* keys of the prefix elements, then of the current path's */
+	struct gnmi_view_key keys[GNMI_VIEW_MAX_KEYS];
+	/* the key of a JSON-made element at each view position */
+	struct gnmi_view_key jkey[GNMI_VIEW_MAX];
+	char jidx[GNMI_VIEW_MAX][24];
+};
+
+/* An empty view ("" origin and target) reporting to leaf/del (either
+ * may be NULL) and counting in *st, which must not be NULL. */
+void gnmi_walk_init(struct gnmi_walk *w, gnmi_leaf_fn leaf, gnmi_delete_fn del,
+		    void *ctx, struct gnmi_walk_stats *st);
+/* Appends an element without keys (name is borrowed, len bytes, need
+ * not be NUL-terminated): 0 or -E2BIG past GNMI_VIEW_MAX. Inline: it
+ * runs once per path element. */
+static inline int gnmi_walk_add_elem(struct gnmi_walk *w, const char *name,
+				     size_t len)
+{
+	struct gnmi_view_elem *e;
+
+	if (w->v.n == GNMI_VIEW_MAX)
+		return -E2BIG;
+	e = &w->v.elem[w->v.n++];
+	e->name = name;
+	e->name_len = len;
+	e->keys = &w->keys[w->nkeys];
+	e->n_keys = 0;
+	return 0;
+}
+
+/* Renames the last element appended. */
+static inline void gnmi_walk_set_name(struct gnmi_walk *w, const char *name,
+				      size_t len)
+{
+	w->v.elem[w->v.n - 1].name = name;
+	w->v.elem[w->v.n - 1].name_len = len;
+}
+/* Adds a key to the last element appended, keeping its keys sorted by
+ * name (equal names in the order added): 0 or -E2BIG past
+ * GNMI_VIEW_MAX_KEYS in the view. */
+int gnmi_walk_add_key(struct gnmi_walk *w, const char *name, size_t name_len,
+		      const char *value, size_t value_len);
+/* Appends a deprecated Path.element string ("name[k=v]...", len bytes
+ * without NUL): 0, -E2BIG, or -EINVAL if malformed or escaped. */
+int gnmi_walk_add_element_string(struct gnmi_walk *w, const char *s,
+				 size_t len);
+/* Counts a path the add functions refused with rc. */
+void gnmi_walk_bad_path(struct gnmi_walk *w, int rc);
+/* Reports a leaf at the current view. */
+void gnmi_walk_scalar(struct gnmi_walk *w, const struct gnmi_scalar *sc);
+/* Reports the leaves of a json_val / json_ietf_val value (NULL or empty
+ * counts as bad JSON) below the current view. */
+void gnmi_walk_json(struct gnmi_walk *w, const uint8_t *data, size_t len);
+/* The deprecated Update.value: type is its Encoding; data NULL when
+ * empty. */
+void gnmi_walk_old_value(struct gnmi_walk *w, int type, const uint8_t *data,
+			 size_t len);
+/* Reports the current view as deleted. */
+void gnmi_walk_delete(struct gnmi_walk *w);
+/* A Decimal64 (deprecated decimal_val) as a scalar: an INT when
+ * precision is 0, else a DOUBLE. */
+void gnmi_scalar_decimal(int64_t digits, uint32_t precision,
+			 struct gnmi_scalar *sc);
 
 /* Prints a view in gnmi_path syntax ("/a/b[k=v]/c") into buf, as
  * snprintf (for logs of unmapped paths). */
