@@ -1330,13 +1330,16 @@ static void index_patterns(struct gnmi_profile *p)
  * Profile API.
  */
 
-static struct gnmi_profile *profile_load_buffer(const char *name,
-						const char *buf, size_t len,
-						char *err, size_t errlen)
+struct gnmi_profile *gnmi_profile_load_buffer(const char *name, const char *buf,
+					      size_t len, char *err,
+					      size_t errlen)
 {
 	struct ctx x = { .name = name, .err = err, .errlen = errlen };
 	struct node *root = NULL;
 	struct gnmi_profile *p;
+
+	if (err && errlen)
+		err[0] = '\0';
 
 	if (len > PROFILE_MAX_BYTES) {
 		fail_file(&x, "file is larger than %d bytes",
@@ -1395,7 +1398,7 @@ struct gnmi_profile *gnmi_profile_load(const char *path, char *err,
 		if (len > PROFILE_MAX_BYTES)
 			break;
 	}
-	p = profile_load_buffer(path, buf, len, err, errlen);
+	p = gnmi_profile_load_buffer(path, buf, len, err, errlen);
 out:
 	close(fd);
 	free(buf);
@@ -1613,6 +1616,7 @@ static const struct gp_pattern *profile_match(const struct gnmi_profile *p,
 					      struct gp_match *mt,
 					      int *priority)
 {
+	*priority = -1;
 	if (v->n > GNMI_VIEW_MAX)
 		return NULL;
 	const struct gp_bucket *b = &p->bucket[v->n];
@@ -2038,21 +2042,50 @@ void gnmi_mapper_free(struct gnmi_mapper *m)
 	free(m);
 }
 
+/* Points the callbacks at st and the timestamp (0 or nonsense: now). */
+static void apply_begin(struct gnmi_mapper *m, int64_t timestamp,
+			struct gnmi_apply_stats *st)
+{
+	m->ts = timestamp > 0 ? timestamp : 0;
+	m->st = st;
+}
+
+static void apply_end(struct gnmi_mapper *m, const struct gnmi_walk_stats *ws)
+{
+	m->st->deletes += ws->deletes;
+	m->st->bad += ws->bad_json + ws->too_deep + ws->unsupported;
+	m->st = NULL;
+}
+
 void gnmi_mapper_apply(struct gnmi_mapper *m, const Gnmi__Notification *n,
 		       struct gnmi_apply_stats *st)
 {
 	struct gnmi_apply_stats dummy = { 0 };
 	struct gnmi_walk_stats ws = { 0 };
 
-	if (!st)
-		st = &dummy;
-	/* The source's collection time; 0 (or nonsense) means now. */
-	m->ts = n->timestamp > 0 ? n->timestamp : 0;
-	m->st = st;
+	apply_begin(m, n->timestamp, st ? st : &dummy);
 	gnmi_walk_notification(n, on_leaf, on_delete, m, &ws);
-	st->deletes += ws.deletes;
-	st->bad += ws.bad_json + ws.too_deep + ws.unsupported;
-	m->st = NULL;
+	apply_end(m, &ws);
+}
+
+int gnmi_mapper_apply_wire(struct gnmi_mapper *m, const uint8_t *data,
+			   size_t len, struct gnmi_apply_stats *st,
+			   struct gnmi_wire_info *info)
+{
+	struct gnmi_apply_stats dummy = { 0 };
+	struct gnmi_walk_stats ws = { 0 };
+	struct gnmi_wire_info local;
+	int rc;
+
+	if (!info)
+		info = &local;
+	rc = gnmi_wire_parse(data, len, info);
+	if (rc < 0 || info->kind != GNMI_WIRE_UPDATE)
+		return rc;
+	apply_begin(m, info->timestamp, st ? st : &dummy);
+	gnmi_wire_walk(info, on_leaf, on_delete, m, &ws);
+	apply_end(m, &ws);
+	return GNMI_WIRE_OK;
 }
 
 void gnmi_mapper_reset(struct gnmi_mapper *m)

@@ -25,6 +25,7 @@
 #include "cfg.h"
 #include "gnmi.pb-c.h"
 #include "store.h"
+#include "wire.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,12 @@ struct gnmi_mapper;
  * message" in err (the config loader's conventions). */
 struct gnmi_profile *gnmi_profile_load(const char *path, char *err,
 				       size_t errlen);
+/* Loads a profile from len bytes of YAML at buf (need not be
+ * NUL-terminated); name stands for the file in messages. NULL on error,
+ * with the message in err, as gnmi_profile_load(). */
+struct gnmi_profile *gnmi_profile_load_buffer(const char *name, const char *buf,
+					      size_t len, char *err,
+					      size_t errlen);
 /* Loads <dir>/<name>.yaml. */
 struct gnmi_profile *gnmi_profile_load_named(const char *dir, const char *name,
 					     char *err, size_t errlen);
@@ -81,6 +88,16 @@ struct gnmi_apply_stats {
  */
 void gnmi_mapper_apply(struct gnmi_mapper *m, const Gnmi__Notification *n,
 		       struct gnmi_apply_stats *st);
+/*
+ * Applies one packed SubscribeResponse read in place (gnmi_wire.h):
+ * validates it whole, fills *info (may be NULL) with its kind, and if
+ * it is an update, maps it exactly as gnmi_mapper_apply() maps the same
+ * message decoded. GNMI_WIRE_OK, or a negative gnmi_wire_result for a
+ * message refused whole (nothing applied, *st untouched).
+ */
+int gnmi_mapper_apply_wire(struct gnmi_mapper *m, const uint8_t *data,
+			   size_t len, struct gnmi_apply_stats *st,
+			   struct gnmi_wire_info *info);
 /* Forgets cached handles (after a reload withdrew the owner's series). */
 void gnmi_mapper_reset(struct gnmi_mapper *m);
 
