@@ -164,8 +164,8 @@ struct gtarget {
 	struct health_target *health;
 	struct gnmi_profile *profile;
 	struct gnmi_mapper *mapper;
-	struct gnmi_arena *arena;
-	char *prefix_target; /* "" if none */
+	struct gnmi_arena *arena; /* for the Capabilities answer */
+	char *prefix_target;	  /* "" if none */
 	struct gsub *subs;
 	size_t n_subs;
 	int64_t watchdog_ns; /* 0: no watchdog */
@@ -871,24 +871,34 @@ out:
 		grpc_byte_buffer_destroy(bb);
 }
 
+/*
+ * A SubscribeResponse is read in place (gnmi_wire.h): no decode into
+ * protobuf-c structures, no allocation, and a malformed message is
+ * refused whole before anything reaches the store.
+ */
 static void handle_response(struct gtarget *t, const uint8_t *data, size_t len)
 {
-	gnmi_arena_reset(t->arena);
-	ProtobufCMessage *m = NULL;
-	int rc = gnmi_decode(&gnmi__subscribe_response__descriptor, data, len,
-			     t->col->max_message, t->arena, &m);
-	if (rc != GNMI_DECODE_OK) {
+	struct gnmi_apply_stats st = { 0 };
+	struct gnmi_wire_info info;
+	const char *why = NULL;
+	int rc;
+
+	if (len > t->col->max_message) {
+		why = gnmi_decode_strerror(GNMI_DECODE_TOO_LARGE);
+	} else {
+		rc = gnmi_mapper_apply_wire(t->mapper, data, len, &st, &info);
+		if (rc < 0)
+			why = gnmi_wire_strerror(rc);
+	}
+	if (why) {
 		health_target_count(t->health, HEALTH_C_DECODE_ERRORS, 1);
 		log_complain(&t->decode_complaint, LOG_LVL_WARN, "gnmi",
 			     "%s: dropped a %zu-byte message: %s", t->name, len,
-			     gnmi_decode_strerror(rc));
+			     why);
 		return;
 	}
-	const Gnmi__SubscribeResponse *r = (const Gnmi__SubscribeResponse *)m;
-	switch (r->response_case) {
-	case GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE: {
-		struct gnmi_apply_stats st = { 0 };
-		gnmi_mapper_apply(t->mapper, r->update, &st);
+	switch (info.kind) {
+	case GNMI_WIRE_UPDATE:
 		health_target_updated(t->health, st.mapped);
 		if (st.unmapped)
 			health_target_count(t->health, HEALTH_C_UNMAPPED,
@@ -897,18 +907,16 @@ static void handle_response(struct gtarget *t, const uint8_t *data, size_t len)
 			health_target_count(t->health, HEALTH_C_DECODE_ERRORS,
 					    st.bad);
 		break;
-	}
-	case GNMI__SUBSCRIBE_RESPONSE__RESPONSE_SYNC_RESPONSE:
-		if (r->sync_response) {
+	case GNMI_WIRE_SYNC:
+		if (info.sync_response) {
 			health_target_set_sync(t->health, true);
 			log_debug("gnmi", "%s: sync_response", t->name);
 		}
 		break;
-	case GNMI__SUBSCRIBE_RESPONSE__RESPONSE_ERROR:
+	case GNMI_WIRE_ERROR:
 		log_complain(&t->decode_complaint, LOG_LVL_WARN, "gnmi",
 			     "%s: the target sent an error: %s", t->name,
-			     r->error && r->error->message ? r->error->message
-							   : "?");
+			     info.error_message[0] ? info.error_message : "?");
 		break;
 	default:
 		break;

@@ -19,8 +19,9 @@
  * PERMISSION_DENIED, INVALID_ARGUMENT, UNIMPLEMENTED) are reported and
  * retried slowly (5 to 10 min). A global cap bounds connection attempts
  * in flight. A stream silent for max(3 x sample_interval, 2 x heartbeat)
- * is cancelled and resubscribed. Every message is decoded within bounds
- * (gnmi_decode.h); a bad one is counted and the stream goes on.
+ * is cancelled and resubscribed. The Capabilities answer is decoded
+ * within bounds (gnmi_decode.h); stream messages are validated and read
+ * in place (gnmi_wire.h). A bad one is counted and the stream goes on.
  */
 #ifndef FABMON_GNMI_CLIENT_H
 #define FABMON_GNMI_CLIENT_H
