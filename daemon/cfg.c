@@ -1,15 +1,12 @@
 /*
  * cfg: loads fabmon.yaml into a struct cfg (see cfg.h).
  *
- * Two passes. The first runs libyaml's event parser over a bounded
- * buffer and builds a small private tree of mapping, sequence and scalar
- * nodes, each with its 1-based line:column; it stops at the first anchor,
- * alias, second document or nesting deeper than CFG_MAX_DEPTH, because
- * libyaml 0.2.5 has no limits of its own and deep nesting costs it
- * quadratic time. The second pass walks the tree section by section and
- * fills a freshly allocated struct cfg; the first error stops it, is
- * written as one line "file:line:col: key.path: message", and everything
- * allocated so far is freed.
+ * Two passes. The first is ytree_load() (daemon/ytree.c): libyaml over a
+ * bounded buffer (CFG_MAX_FILE_BYTES, CFG_MAX_DEPTH) into a tree of nodes
+ * with their line:column. The second walks the tree section by section
+ * with ytree's getters and fills a freshly allocated struct cfg; the
+ * first error stops it, is written as one line "file:line:col: key.path:
+ * message", and everything allocated so far is freed.
  *
  * Nothing here is global or cached: every call owns its parser, tree and
  * result, so loads may run on any thread. Secrets (inline or read from
@@ -22,6 +19,7 @@
 
 #include "log.h"
 #include "mem.h"
+#include "ytree.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,7 +30,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #define NS_PER_US UINT64_C(1000)
 #define NS_PER_MS UINT64_C(1000000)
@@ -47,730 +44,14 @@
 #define NAME_MAX_LEN 64
 #define SECRET_MAX   65536 /* bytes read from a *_file key */
 #define SNMP_KEY_MIN 8	   /* RFC 3414 wants at least 8 characters */
-#define QUOTE_MAX    64	   /* characters of a value shown in a message */
-#define MAX_FIELDS   24	   /* keys of the largest mapping (gnmi) */
-
-/* The private tree of the first pass. */
-enum node_kind { NODE_SCALAR, NODE_MAP, NODE_SEQ };
-
-struct node {
-	enum node_kind kind;
-	unsigned line, col; /* 1-based */
-	char *str;	    /* scalar: NUL-terminated, may hold a NUL */
-	size_t len;
-	bool plain; /* scalar written without quotes */
-	/* mapping: key, value, key, value...; sequence: the items */
-	struct node **kids;
-	size_t n, cap;
-};
-
-/* One load: where messages go and the key path of the node at hand. */
-struct ctx {
-	const char *name;
-	char *err;
-	size_t errlen;
-	char path[512];
-	size_t plen;
-	uint64_t interval_ns; /* the global interval, once known */
-};
-
-/* The values of one mapping, indexed like its table of known keys. */
-struct fields {
-	const struct node *map;
-	const char *const *keys;
-	size_t n;
-	const struct node *key[MAX_FIELDS];
-	const struct node *val[MAX_FIELDS];
-};
-
-static void node_free(struct node *n)
-{
-	if (!n)
-		return;
-	for (size_t i = 0; i < n->n; i++)
-		node_free(n->kids[i]);
-	free(n->kids);
-	if (n->str) {
-		/* Inline secrets live in scalars too. */
-		explicit_bzero(n->str, n->len);
-		free(n->str);
-	}
-	free(n);
-}
-
-static bool node_is_null(const struct node *n)
-{
-	if (n->kind != NODE_SCALAR || !n->plain)
-		return false;
-	return n->len == 0 || strcmp(n->str, "~") == 0 ||
-	       strcmp(n->str, "null") == 0 || strcmp(n->str, "Null") == 0 ||
-	       strcmp(n->str, "NULL") == 0;
-}
-
-/*
- * Messages.
- */
-
-/* Replaces control bytes so that a message always stays one line. */
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
-__attribute__((format(printf, 5, 0))) static void
-fail_vat(struct ctx *x, unsigned line, unsigned col, bool with_path,
-	 const char *fmt, va_list ap)
-{
-	if (!x->err || !x->errlen)
-		return;
-	char msg[512];
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (line && with_path && x->plen)
-		snprintf(x->err, x->errlen, "%s:%u:%u: %s: %s", x->name, line,
-			 col, x->path, msg);
-	else if (line)
-		snprintf(x->err, x->errlen, "%s:%u:%u: %s", x->name, line, col,
-			 msg);
-	else
-		snprintf(x->err, x->errlen, "%s: %s", x->name, msg);
-	sanitize(x->err);
-}
-
-/* An error at node n about the current key path; returns -EINVAL. */
-__attribute__((format(printf, 3, 4))) static int
-fail(struct ctx *x, const struct node *n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, n->line, n->col, true, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* An error at a position that has no key path (syntax, structure). */
-__attribute__((format(printf, 4, 5))) static int
-fail_at(struct ctx *x, unsigned line, unsigned col, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, line, col, false, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* An error about the whole file; returns -EINVAL. */
-__attribute__((format(printf, 2, 3))) static int fail_file(struct ctx *x,
-							   const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, 0, 0, false, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* A scalar as shown in messages: quoted and cut to QUOTE_MAX bytes. */
-static const char *quote(const struct node *n, char *buf, size_t len)
-{
-	if (n->len > QUOTE_MAX)
-		snprintf(buf, len, "\"%.*s...\"", QUOTE_MAX, n->str);
-	else
-		snprintf(buf, len, "\"%s\"", n->str);
-	return buf;
-}
-
-#define QUOTE_BUF (QUOTE_MAX + 8)
-
-/* The same without quotes, for values already known to be well-formed. */
-static const char *shown(const struct node *n, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.*s%s", QUOTE_MAX, n->str,
-		 n->len > QUOTE_MAX ? "..." : "");
-	return buf;
-}
-
-static const char *kind_name(const struct node *n)
-{
-	if (n->kind == NODE_MAP)
-		return "a mapping";
-	if (n->kind == NODE_SEQ)
-		return "a list";
-	return "an empty value";
-}
-
-/*
- * The key path: grows as the walk goes down, is cut back on the way up.
- */
-
-static size_t path_key(struct ctx *x, const char *key)
-{
-	size_t saved = x->plen;
-	int n = snprintf(x->path + x->plen, sizeof x->path - x->plen, "%s%s",
-			 x->plen ? "." : "", key);
-	if (n > 0)
-		x->plen += (size_t)n;
-	if (x->plen >= sizeof x->path)
-		x->plen = sizeof x->path - 1;
-	return saved;
-}
-
-static size_t path_index(struct ctx *x, size_t i)
-{
-	size_t saved = x->plen;
-	int n =
-	    snprintf(x->path + x->plen, sizeof x->path - x->plen, "[%zu]", i);
-	if (n > 0)
-		x->plen += (size_t)n;
-	if (x->plen >= sizeof x->path)
-		x->plen = sizeof x->path - 1;
-	return saved;
-}
-
-static void path_cut(struct ctx *x, size_t saved)
-{
-	x->plen = saved;
-	x->path[saved] = '\0';
-}
-
-/*
- * First pass: libyaml events to the tree.
- */
-
-static struct node *node_new(enum node_kind kind, yaml_mark_t mark)
-{
-	struct node *n = xcalloc(1, sizeof *n);
-	n->kind = kind;
-	n->line = (unsigned)mark.line + 1;
-	n->col = (unsigned)mark.column + 1;
-	return n;
-}
-
-static void node_add(struct node *parent, struct node *kid)
-{
-	if (parent->n == parent->cap) {
-		parent->cap = parent->cap ? 2 * parent->cap : 4;
-		parent->kids = xreallocarray(parent->kids, parent->cap,
-					     sizeof *parent->kids);
-	}
-	parent->kids[parent->n++] = kid;
-}
-
-/* Line and column of a byte offset (reader errors carry only that). */
-static void offset_mark(const char *buf, size_t len, size_t off, unsigned *line,
-			unsigned *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off && i < len; i++) {
-		if (buf[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
-static int yaml_fail(struct ctx *x, const yaml_parser_t *p, const char *buf,
-		     size_t len)
-{
-	const char *problem = p->problem ? p->problem : "YAML syntax error";
-	unsigned line, col;
-
-	switch (p->error) {
-	case YAML_MEMORY_ERROR:
-		return fail_file(x, "out of memory while parsing");
-	case YAML_READER_ERROR:
-		offset_mark(buf, len, p->problem_offset, &line, &col);
-		return fail_at(x, line, col, "%s", problem);
-	default:
-		line = (unsigned)p->problem_mark.line + 1;
-		col = (unsigned)p->problem_mark.column + 1;
-		if (p->context)
-			return fail_at(x, line, col, "%s (%s at %u:%u)",
-				       problem, p->context,
-				       (unsigned)p->context_mark.line + 1,
-				       (unsigned)p->context_mark.column + 1);
-		return fail_at(x, line, col, "%s", problem);
-	}
-}
-
-/* Returns the anchor of a node event, NULL if it has none. */
-static const yaml_char_t *event_anchor(const yaml_event_t *ev)
-{
-	switch (ev->type) {
-	case YAML_SCALAR_EVENT:
-		return ev->data.scalar.anchor;
-	case YAML_SEQUENCE_START_EVENT:
-		return ev->data.sequence_start.anchor;
-	case YAML_MAPPING_START_EVENT:
-		return ev->data.mapping_start.anchor;
-	default:
-		return NULL;
-	}
-}
-
-/* One event into the tree under construction. */
-static int tree_event(struct ctx *x, const yaml_event_t *ev,
-		      struct node **stack, int *depth, struct node **root,
-		      int *docs)
-{
-	unsigned line = (unsigned)ev->start_mark.line + 1;
-	unsigned col = (unsigned)ev->start_mark.column + 1;
-	struct node *n;
-
-	if (ev->type == YAML_ALIAS_EVENT || event_anchor(ev))
-		return fail_at(x, line, col,
-			       "anchors and aliases are not supported");
-	switch (ev->type) {
-	case YAML_DOCUMENT_START_EVENT:
-		if (++*docs > 1)
-			return fail_at(x, line, col,
-				       "only one YAML document is allowed");
-		return 0;
-	case YAML_SCALAR_EVENT:
-		n = node_new(NODE_SCALAR, ev->start_mark);
-		n->len = ev->data.scalar.length;
-		n->str = xmalloc(n->len + 1);
-		memcpy(n->str, ev->data.scalar.value, n->len);
-		n->str[n->len] = '\0';
-		n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-		break;
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT:
-		if (*depth >= CFG_MAX_DEPTH)
-			return fail_at(x, line, col,
-				       "nested deeper than %d levels",
-				       CFG_MAX_DEPTH);
-		n = node_new(ev->type == YAML_MAPPING_START_EVENT ? NODE_MAP
-								  : NODE_SEQ,
-			     ev->start_mark);
-		break;
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		if (*depth > 0)
-			(*depth)--;
-		return 0;
-	default:
-		return 0;
-	}
-	if (*depth > 0)
-		node_add(stack[*depth - 1], n);
-	else
-		*root = n;
-	if (n->kind != NODE_SCALAR)
-		stack[(*depth)++] = n;
-	return 0;
-}
-
-/* Parses buf into *root (NULL for a stream with no document). */
-static int tree_parse(struct ctx *x, const char *buf, size_t len,
-		      struct node **root)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	struct node *stack[CFG_MAX_DEPTH];
-	int depth = 0, docs = 0, rc = 0;
-	bool done = false;
-
-	*root = NULL;
-	if (!yaml_parser_initialize(&p))
-		return fail_file(x, "out of memory while parsing");
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	while (!done && rc == 0) {
-		if (!yaml_parser_parse(&p, &ev)) {
-			rc = yaml_fail(x, &p, buf, len);
-			break;
-		}
-		rc = tree_event(x, &ev, stack, &depth, root, &docs);
-		done = ev.type == YAML_STREAM_END_EVENT;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&p);
-	if (rc) {
-		node_free(*root);
-		*root = NULL;
-	}
-	return rc;
-}
-
-/*
- * Second pass: typed access to the tree.
- */
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[NAME_MAX_LEN + 1];
-
-	if (lb > NAME_MAX_LEN)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-static int unknown_key(struct ctx *x, const struct node *k,
-		       const char *const *keys, size_t n)
-{
-	const char *best = NULL;
-	size_t best_d = 3; /* suggest only close matches */
-
-	if (k->len <= NAME_MAX_LEN && strlen(k->str) == k->len) {
-		for (size_t i = 0; i < n; i++) {
-			size_t d = edit_distance(k->str, keys[i]);
-			if (d < best_d && d < strlen(keys[i])) {
-				best_d = d;
-				best = keys[i];
-			}
-		}
-	}
-	char q[QUOTE_BUF];
-	path_key(x, shown(k, q, sizeof q));
-	if (best)
-		return fail(x, k, "unknown key (did you mean \"%s\"?)", best);
-	return fail(x, k, "unknown key");
-}
-
-/*
- * Collects the values of mapping map (at the current path) by their index
- * in keys. Unknown, duplicate and non-scalar keys are errors. A null
- * value stands for an empty mapping.
- */
-static int fields_get(struct ctx *x, const struct node *map,
-		      const char *const *keys, size_t n, struct fields *f)
-{
-	memset(f, 0, sizeof *f);
-	f->map = map;
-	f->keys = keys;
-	f->n = n;
-	if (node_is_null(map))
-		return 0;
-	if (map->kind != NODE_MAP)
-		return fail(x, map, "expected a mapping");
-	for (size_t i = 0; i + 1 < map->n; i += 2) {
-		const struct node *k = map->kids[i];
-		size_t j;
-		if (k->kind != NODE_SCALAR)
-			return fail(x, k, "keys must be plain strings, not %s",
-				    kind_name(k));
-		for (j = 0; j < n; j++)
-			if (strlen(keys[j]) == k->len &&
-			    memcmp(keys[j], k->str, k->len) == 0)
-				break;
-		if (j == n)
-			return unknown_key(x, k, keys, n);
-		if (f->key[j]) {
-			path_key(x, keys[j]);
-			return fail(x, k, "duplicate key (first at %u:%u)",
-				    f->key[j]->line, f->key[j]->col);
-		}
-		f->key[j] = k;
-		f->val[j] = map->kids[i + 1];
-	}
-	return 0;
-}
-
-/* The error for a key that is required but absent. */
-static int need(struct ctx *x, const struct fields *f, size_t i)
-{
-	if (f->val[i])
-		return 0;
-	return fail(x, f->map, "missing required key \"%s\"", f->keys[i]);
-}
-
-/* An error about key i of f (which is present). */
-__attribute__((format(printf, 4, 5))) static int
-fail_key(struct ctx *x, const struct fields *f, size_t i, const char *fmt, ...)
-{
-	va_list ap;
-	path_key(x, f->keys[i]);
-	va_start(ap, fmt);
-	fail_vat(x, f->val[i]->line, f->val[i]->col, true, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* The later of keys i and j of f in the file (both present). */
-static size_t later(const struct fields *f, size_t i, size_t j)
+static size_t later(const struct ytree_fields *f, size_t i, size_t j)
 {
-	const struct node *a = f->key[i], *b = f->key[j];
+	const struct ytree_node *a = f->key[i], *b = f->key[j];
 	if (a->line != b->line)
 		return a->line > b->line ? i : j;
 	return a->col > b->col ? i : j;
-}
-
-/* A scalar usable as a C string, or an error naming what was expected. */
-static int want_scalar(struct ctx *x, const struct node *n, const char *what)
-{
-	if (n->kind != NODE_SCALAR)
-		return fail(x, n, "expected %s, not %s", what, kind_name(n));
-	if (node_is_null(n))
-		return fail(x, n, "missing value (expected %s)", what);
-	if (strlen(n->str) != n->len)
-		return fail(x, n, "must not contain a NUL character");
-	return 0;
-}
-
-static int node_str(struct ctx *x, const struct node *n, char **out)
-{
-	int rc = want_scalar(x, n, "a string");
-	if (rc)
-		return rc;
-	free(*out);
-	*out = xstrdup(n->str);
-	return 0;
-}
-
-/* Parses an optional '-' and decimal digits; -ERANGE past 64 bits. */
-static int parse_int(const char *s, bool *neg, uint64_t *v)
-{
-	bool overflow = false;
-	*neg = *s == '-';
-	s += *neg;
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	*v = 0;
-	for (; isdigit((unsigned char)*s); s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (*v > (UINT64_MAX - d) / 10)
-			overflow = true;
-		else
-			*v = *v * 10 + d;
-	}
-	if (*s)
-		return -EINVAL;
-	return overflow ? -ERANGE : 0;
-}
-
-static int node_uint(struct ctx *x, const struct node *n, uint64_t min,
-		     uint64_t max, uint64_t *out)
-{
-	char q[QUOTE_BUF];
-	bool neg;
-	uint64_t v;
-	int rc = want_scalar(x, n, "a number");
-	if (rc)
-		return rc;
-	rc = parse_int(n->str, &neg, &v);
-	if (rc == -EINVAL)
-		return fail(x, n, "expected a number, not %s",
-			    quote(n, q, sizeof q));
-	if (rc || (neg && v) || v < min || v > max)
-		return fail(x, n, "must be between %llu and %llu, not %s",
-			    (unsigned long long)min, (unsigned long long)max,
-			    shown(n, q, sizeof q));
-	*out = v;
-	return 0;
-}
-
-static int node_bool(struct ctx *x, const struct node *n, bool *out)
-{
-	static const char *const yes[] = { "true", "yes", "on" };
-	static const char *const no[] = { "false", "no", "off" };
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "a boolean");
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < 3; i++) {
-		if (strcasecmp(n->str, yes[i]) == 0) {
-			*out = true;
-			return 0;
-		}
-		if (strcasecmp(n->str, no[i]) == 0) {
-			*out = false;
-			return 0;
-		}
-	}
-	return fail(x, n,
-		    "expected a boolean (true/false, yes/no, on/off), not %s",
-		    quote(n, q, sizeof q));
-}
-
-/*
- * A duration between min and max; zero_ok also lets "0s" through below
- * min (it means "unset" for some keys).
- */
-static int node_duration(struct ctx *x, const struct node *n, uint64_t min,
-			 uint64_t max, bool zero_ok, uint64_t *out)
-{
-	char q[QUOTE_BUF], a[32], b[32];
-	uint64_t v;
-	int rc = want_scalar(x, n, "a duration");
-	if (rc)
-		return rc;
-	rc = cfg_parse_duration(n->str, &v);
-	if (rc == -EINVAL)
-		return fail(x, n, "%s is not a duration",
-			    quote(n, q, sizeof q));
-	if (rc)
-		return fail(x, n, "%s is too long a duration",
-			    quote(n, q, sizeof q));
-	if ((v < min && !(zero_ok && v == 0)) || v > max) {
-		cfg_format_duration(min, a, sizeof a);
-		cfg_format_duration(max, b, sizeof b);
-		if (max == UINT64_MAX)
-			return fail(x, n, "must be %sat least %s, not %s",
-				    zero_ok ? "0 or " : "", a,
-				    shown(n, q, sizeof q));
-		return fail(x, n, "must be %sbetween %s and %s, not %s",
-			    zero_ok ? "0 or " : "", a, b,
-			    shown(n, q, sizeof q));
-	}
-	*out = v;
-	return 0;
-}
-
-static int node_size(struct ctx *x, const struct node *n, uint64_t min,
-		     uint64_t max, uint64_t *out)
-{
-	char q[QUOTE_BUF];
-	uint64_t v;
-	int rc = want_scalar(x, n, "a size");
-	if (rc)
-		return rc;
-	rc = cfg_parse_size(n->str, &v);
-	if (rc == -EINVAL)
-		return fail(x, n, "%s is not a size", quote(n, q, sizeof q));
-	if (rc || v < min || v > max)
-		return fail(x, n, "must be between %llu and %llu bytes, not %s",
-			    (unsigned long long)min, (unsigned long long)max,
-			    shown(n, q, sizeof q));
-	*out = v;
-	return 0;
-}
-
-/* One of names[] (case-sensitive); *out gets the matching values[]. */
-static int node_enum(struct ctx *x, const struct node *n,
-		     const char *const *names, const int *values, size_t count,
-		     int *out)
-{
-	char q[QUOTE_BUF], list[256];
-	size_t len = 0;
-	int rc = want_scalar(x, n, "a string");
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < count; i++) {
-		if (strcmp(n->str, names[i]) == 0) {
-			*out = values[i];
-			return 0;
-		}
-	}
-	list[0] = '\0';
-	for (size_t i = 0; i < count && len < sizeof list; i++) {
-		int w = snprintf(list + len, sizeof list - len, "%s%s",
-				 i == 0		  ? ""
-				 : i + 1 == count ? " or "
-						  : ", ",
-				 names[i]);
-		if (w > 0)
-			len += (size_t)w;
-	}
-	return fail(x, n, "expected %s, not %s", list, quote(n, q, sizeof q));
-}
-
-/* Typed getters for key i of f: absent keys leave *out untouched. */
-
-static int opt_str(struct ctx *x, const struct fields *f, size_t i, char **out)
-{
-	if (!f->val[i])
-		return 0;
-	size_t saved = path_key(x, f->keys[i]);
-	int rc = node_str(x, f->val[i], out);
-	if (rc == 0)
-		path_cut(x, saved);
-	return rc;
-}
-
-static int opt_bool(struct ctx *x, const struct fields *f, size_t i, bool *out)
-{
-	if (!f->val[i])
-		return 0;
-	size_t saved = path_key(x, f->keys[i]);
-	int rc = node_bool(x, f->val[i], out);
-	if (rc == 0)
-		path_cut(x, saved);
-	return rc;
-}
-
-static int opt_uint(struct ctx *x, const struct fields *f, size_t i,
-		    unsigned min, unsigned max, unsigned *out)
-{
-	uint64_t v;
-	if (!f->val[i])
-		return 0;
-	size_t saved = path_key(x, f->keys[i]);
-	int rc = node_uint(x, f->val[i], min, max, &v);
-	if (rc)
-		return rc;
-	*out = (unsigned)v;
-	path_cut(x, saved);
-	return 0;
-}
-
-static int opt_duration(struct ctx *x, const struct fields *f, size_t i,
-			uint64_t min, uint64_t max, bool zero_ok, uint64_t *out)
-{
-	if (!f->val[i])
-		return 0;
-	size_t saved = path_key(x, f->keys[i]);
-	int rc = node_duration(x, f->val[i], min, max, zero_ok, out);
-	if (rc == 0)
-		path_cut(x, saved);
-	return rc;
-}
-
-static int opt_size(struct ctx *x, const struct fields *f, size_t i,
-		    uint64_t min, uint64_t max, uint64_t *out)
-{
-	if (!f->val[i])
-		return 0;
-	size_t saved = path_key(x, f->keys[i]);
-	int rc = node_size(x, f->val[i], min, max, out);
-	if (rc == 0)
-		path_cut(x, saved);
-	return rc;
-}
-
-static int opt_enum(struct ctx *x, const struct fields *f, size_t i,
-		    const char *const *names, const int *values, size_t count,
-		    int *out)
-{
-	if (!f->val[i])
-		return 0;
-	size_t saved = path_key(x, f->keys[i]);
-	int rc = node_enum(x, f->val[i], names, values, count, out);
-	if (rc == 0)
-		path_cut(x, saved);
-	return rc;
-}
-
-/* A list (or null, for an empty one); returns its item count or -EINVAL. */
-static int want_seq(struct ctx *x, const struct node *n, size_t *count)
-{
-	*count = 0;
-	if (node_is_null(n))
-		return 0;
-	if (n->kind != NODE_SEQ)
-		return fail(x, n, "expected a list");
-	*count = n->n;
-	return 0;
 }
 
 /*
@@ -781,8 +62,8 @@ static int want_seq(struct ctx *x, const struct node *n, size_t *count)
  * Reads the secret named by key i of f (a path) into *out, without its
  * trailing newline. Errors name the key and the path, never the content.
  */
-static int opt_secret_file(struct ctx *x, const struct fields *f, size_t i,
-			   char **out)
+static int opt_secret_file(struct ytree_ctx *x, const struct ytree_fields *f,
+			   size_t i, char **out)
 {
 	char *path = NULL, *buf = NULL, eb[128];
 	struct stat st;
@@ -791,19 +72,20 @@ static int opt_secret_file(struct ctx *x, const struct fields *f, size_t i,
 
 	if (!f->val[i])
 		return 0;
-	size_t saved = path_key(x, f->keys[i]);
-	rc = node_str(x, f->val[i], &path);
+	size_t saved = ytree_path_key(x, f->keys[i]);
+	rc = ytree_str(x, f->val[i], &path);
 	if (rc)
 		return rc;
 	/* O_NONBLOCK: a FIFO or a terminal must not hang the load. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
-		rc = fail(x, f->val[i], "cannot open \"%s\": %s", path,
-			  strerror_r(errno, eb, sizeof eb));
+		rc = ytree_fail(x, f->val[i], "cannot open \"%s\": %s", path,
+				strerror_r(errno, eb, sizeof eb));
 		goto out;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = fail(x, f->val[i], "\"%s\" is not a regular file", path);
+		rc = ytree_fail(x, f->val[i], "\"%s\" is not a regular file",
+				path);
 		close(fd);
 		goto out;
 	}
@@ -813,17 +95,17 @@ static int opt_secret_file(struct ctx *x, const struct fields *f, size_t i,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			rc = fail(x, f->val[i], "cannot read \"%s\": %s", path,
-				  strerror_r(errno, eb, sizeof eb));
+			rc = ytree_fail(x, f->val[i], "cannot read \"%s\": %s",
+					path, strerror_r(errno, eb, sizeof eb));
 			break;
 		}
 		if (r == 0)
 			break;
 		len += (size_t)r;
 		if (len > SECRET_MAX) {
-			rc =
-			    fail(x, f->val[i], "\"%s\" is larger than %d bytes",
-				 path, SECRET_MAX);
+			rc = ytree_fail(x, f->val[i],
+					"\"%s\" is larger than %d bytes", path,
+					SECRET_MAX);
 			break;
 		}
 	}
@@ -836,13 +118,14 @@ static int opt_secret_file(struct ctx *x, const struct fields *f, size_t i,
 		len--;
 	buf[len] = '\0';
 	if (len == 0)
-		rc = fail(x, f->val[i], "\"%s\" is empty", path);
+		rc = ytree_fail(x, f->val[i], "\"%s\" is empty", path);
 	else if (strlen(buf) != len)
-		rc = fail(x, f->val[i], "\"%s\" contains a NUL byte", path);
+		rc = ytree_fail(x, f->val[i], "\"%s\" contains a NUL byte",
+				path);
 	if (rc == 0) {
 		free(*out);
 		*out = xstrdup(buf);
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 out:
 	if (buf) {
@@ -857,16 +140,16 @@ out:
  * A secret given inline (key i) or in a file (key j), not both. Returns 0
  * with *out untouched if neither is present.
  */
-static int opt_secret(struct ctx *x, const struct fields *f, size_t i, size_t j,
-		      char **out)
+static int opt_secret(struct ytree_ctx *x, const struct ytree_fields *f,
+		      size_t i, size_t j, char **out)
 {
 	if (f->val[i] && f->val[j]) {
 		size_t k = later(f, i, j);
-		return fail_key(x, f, k, "use %s or %s, not both", f->keys[i],
-				f->keys[j]);
+		return ytree_fail_key(x, f, k, "use %s or %s, not both",
+				      f->keys[i], f->keys[j]);
 	}
 	if (f->val[i])
-		return opt_str(x, f, i, out);
+		return ytree_opt_str(x, f, i, out);
 	return opt_secret_file(x, f, j, out);
 }
 
@@ -887,7 +170,7 @@ static int parse_port(const char *s, unsigned min, unsigned *port)
 {
 	bool neg;
 	uint64_t v;
-	if (!*s || strlen(s) > 5 || parse_int(s, &neg, &v) || neg)
+	if (!*s || strlen(s) > 5 || ytree_parse_uint(s, &neg, &v) || neg)
 		return -EINVAL;
 	if (v < min || v > 65535)
 		return -ERANGE;
@@ -946,29 +229,31 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-static int want_name(struct ctx *x, const struct node *n)
+static int want_name(struct ytree_ctx *x, const struct ytree_node *n)
 {
-	char q[QUOTE_BUF];
+	char q[YTREE_QUOTE_BUF];
 	if (valid_name(n->str))
 		return 0;
-	return fail(x, n,
-		    "%s is not a valid name (1 to %d characters of A-Z a-z "
-		    "0-9 . _ : -)",
-		    quote(n, q, sizeof q), NAME_MAX_LEN);
+	return ytree_fail(
+	    x, n,
+	    "%s is not a valid name (1 to %d characters of A-Z a-z "
+	    "0-9 . _ : -)",
+	    ytree_quote(n, q, sizeof q), NAME_MAX_LEN);
 }
 
 /*
  * Sections. Each takes its node with the path already pointing at it.
  */
 
-static int parse_listen(struct ctx *x, struct cfg *c, const struct node *n)
+static int parse_listen(struct ytree_ctx *x, struct cfg *c,
+			const struct ytree_node *n)
 {
 	size_t count;
-	int rc = want_seq(x, n, &count);
+	int rc = ytree_want_seq(x, n, &count);
 	if (rc)
 		return rc;
 	if (count == 0)
-		return fail(x, n, "needs at least one address");
+		return ytree_fail(x, n, "needs at least one address");
 	for (size_t i = 0; i < c->n_listen; i++) {
 		free(c->listen[i].host);
 		free(c->listen[i].port);
@@ -977,48 +262,51 @@ static int parse_listen(struct ctx *x, struct cfg *c, const struct node *n)
 	c->listen = xcalloc(count, sizeof *c->listen);
 	c->n_listen = 0;
 	for (size_t i = 0; i < count; i++) {
-		const struct node *item = n->kids[i];
+		const struct ytree_node *item = n->kids[i];
 		struct cfg_listen *l = &c->listen[i];
-		char q[QUOTE_BUF];
-		size_t saved = path_index(x, i);
-		rc = want_scalar(x, item, "a string");
+		char q[YTREE_QUOTE_BUF];
+		size_t saved = ytree_path_index(x, i);
+		rc = ytree_want_scalar(x, item, "a string");
 		if (rc)
 			return rc;
 		rc = split_hostport(item->str, true, 0, &l->host, &l->port);
 		if (rc == -ERANGE)
-			return fail(x, item,
-				    "port must be between 0 and 65535 in %s",
-				    quote(item, q, sizeof q));
+			return ytree_fail(
+			    x, item, "port must be between 0 and 65535 in %s",
+			    ytree_quote(item, q, sizeof q));
 		if (rc)
-			return fail(x, item,
-				    "%s is not host:port (e.g. 127.0.0.1:%s, "
-				    "[::1]:%s, :%s)",
-				    quote(item, q, sizeof q), CFG_DEFAULT_PORT,
-				    CFG_DEFAULT_PORT, CFG_DEFAULT_PORT);
+			return ytree_fail(
+			    x, item,
+			    "%s is not host:port (e.g. 127.0.0.1:%s, "
+			    "[::1]:%s, :%s)",
+			    ytree_quote(item, q, sizeof q), CFG_DEFAULT_PORT,
+			    CFG_DEFAULT_PORT, CFG_DEFAULT_PORT);
 		c->n_listen++;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	return 0;
 }
 
-static int parse_priorities(struct ctx *x, struct cfg *c, const struct node *n)
+static int parse_priorities(struct ytree_ctx *x, struct cfg *c,
+			    const struct ytree_node *n)
 {
 	size_t count;
 	uint8_t mask = 0;
-	int rc = want_seq(x, n, &count);
+	int rc = ytree_want_seq(x, n, &count);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < count; i++) {
 		uint64_t p;
-		size_t saved = path_index(x, i);
-		rc = node_uint(x, n->kids[i], 0, 7, &p);
+		size_t saved = ytree_path_index(x, i);
+		rc = ytree_uint(x, n->kids[i], 0, 7, &p);
 		if (rc)
 			return rc;
 		if (mask & (1u << p))
-			return fail(x, n->kids[i],
-				    "priority %u is listed twice", (unsigned)p);
+			return ytree_fail(x, n->kids[i],
+					  "priority %u is listed twice",
+					  (unsigned)p);
 		mask |= (uint8_t)(1u << p);
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	c->lossless_mask = mask;
 	return 0;
@@ -1040,42 +328,45 @@ static const char *const log_keys[LOG_K_N] = {
 	[LOG_K_DEBUG] = "debug",
 };
 
-static int parse_log(struct ctx *x, struct cfg *c, const struct node *n)
+static int parse_log(struct ytree_ctx *x, struct cfg *c,
+		     const struct ytree_node *n)
 {
 	static const char *const names[] = { "error", "warn", "notice", "info",
 					     "debug" };
 	static const int values[] = { LOG_LVL_ERR, LOG_LVL_WARN, LOG_LVL_NOTICE,
 				      LOG_LVL_INFO, LOG_LVL_DEBUG };
-	struct fields f;
+	struct ytree_fields f;
 	size_t count;
-	int rc = fields_get(x, n, log_keys, LOG_K_N, &f);
+	int rc = ytree_fields_get(x, n, log_keys, LOG_K_N, &f);
 	if (rc)
 		return rc;
-	rc = opt_enum(x, &f, LOG_K_LEVEL, names, values, 5, &c->log_level);
+	rc =
+	    ytree_opt_enum(x, &f, LOG_K_LEVEL, names, values, 5, &c->log_level);
 	if (rc || !f.val[LOG_K_DEBUG])
 		return rc;
-	size_t saved_debug = path_key(x, "debug");
-	rc = want_seq(x, f.val[LOG_K_DEBUG], &count);
+	size_t saved_debug = ytree_path_key(x, "debug");
+	rc = ytree_want_seq(x, f.val[LOG_K_DEBUG], &count);
 	if (rc)
 		return rc;
 	c->log_debug = xcalloc(count ? count : 1, sizeof *c->log_debug);
 	for (size_t i = 0; i < count; i++) {
-		const struct node *t = f.val[LOG_K_DEBUG]->kids[i];
-		char q[QUOTE_BUF];
-		size_t saved = path_index(x, i);
-		rc = want_scalar(x, t, "a subsystem name");
+		const struct ytree_node *t = f.val[LOG_K_DEBUG]->kids[i];
+		char q[YTREE_QUOTE_BUF];
+		size_t saved = ytree_path_index(x, i);
+		rc = ytree_want_scalar(x, t, "a subsystem name");
 		if (rc)
 			return rc;
 		if (!known_subsystem(t->str))
-			return fail(x, t,
-				    "%s is not a subsystem (all, core, config, "
-				    "store, http, gnmi, snmp, nic, rules, "
-				    "topology, sim)",
-				    quote(t, q, sizeof q));
+			return ytree_fail(
+			    x, t,
+			    "%s is not a subsystem (all, core, config, "
+			    "store, http, gnmi, snmp, nic, rules, "
+			    "topology, sim)",
+			    ytree_quote(t, q, sizeof q));
 		c->log_debug[c->n_log_debug++] = xstrdup(t->str);
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
-	path_cut(x, saved_debug);
+	ytree_path_cut(x, saved_debug);
 	return 0;
 }
 
@@ -1085,15 +376,17 @@ static const char *const store_keys[STORE_K_N] = {
 	[STORE_K_STALE] = "stale_after",
 };
 
-static int parse_store(struct ctx *x, struct cfg *c, const struct node *n)
+static int parse_store(struct ytree_ctx *x, struct cfg *c,
+		       const struct ytree_node *n)
 {
-	struct fields f;
-	int rc = fields_get(x, n, store_keys, STORE_K_N, &f);
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, store_keys, STORE_K_N, &f);
 	if (rc == 0)
-		rc = opt_uint(x, &f, STORE_K_RING, 8, 4096, &c->store_ring);
+		rc = ytree_opt_uint(x, &f, STORE_K_RING, 8, 4096,
+				    &c->store_ring);
 	if (rc == 0)
-		rc = opt_uint(x, &f, STORE_K_STALE, 2, 1000,
-			      &c->store_stale_intervals);
+		rc = ytree_opt_uint(x, &f, STORE_K_STALE, 2, 1000,
+				    &c->store_stale_intervals);
 	return rc;
 }
 
@@ -1103,15 +396,17 @@ static const char *const http_keys[HTTP_K_N] = {
 	[HTTP_K_MAXCONN] = "max_connections",
 };
 
-static int parse_http(struct ctx *x, struct cfg *c, const struct node *n)
+static int parse_http(struct ytree_ctx *x, struct cfg *c,
+		      const struct ytree_node *n)
 {
-	struct fields f;
-	int rc = fields_get(x, n, http_keys, HTTP_K_N, &f);
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, http_keys, HTTP_K_N, &f);
 	if (rc == 0)
-		rc = opt_uint(x, &f, HTTP_K_THREADS, 1, 64, &c->http_threads);
+		rc = ytree_opt_uint(x, &f, HTTP_K_THREADS, 1, 64,
+				    &c->http_threads);
 	if (rc == 0)
-		rc = opt_uint(x, &f, HTTP_K_MAXCONN, 1, 65536,
-			      &c->http_max_connections);
+		rc = ytree_opt_uint(x, &f, HTTP_K_MAXCONN, 1, 65536,
+				    &c->http_max_connections);
 	return rc;
 }
 
@@ -1122,28 +417,29 @@ static const char *const gcol_keys[GCOL_K_N] = {
 	[GCOL_K_MAXMSG] = "max_message_size",
 };
 
-static int parse_gnmi_collector(struct ctx *x, struct cfg *c,
-				const struct node *n)
+static int parse_gnmi_collector(struct ytree_ctx *x, struct cfg *c,
+				const struct ytree_node *n)
 {
-	struct fields f;
-	int rc = fields_get(x, n, gcol_keys, GCOL_K_N, &f);
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, gcol_keys, GCOL_K_N, &f);
 	if (rc == 0)
-		rc = opt_uint(x, &f, GCOL_K_THREADS, 1, 64, &c->gnmi.threads);
+		rc = ytree_opt_uint(x, &f, GCOL_K_THREADS, 1, 64,
+				    &c->gnmi.threads);
 	if (rc == 0)
-		rc = opt_uint(x, &f, GCOL_K_MAXCONN, 1, 100000,
-			      &c->gnmi.max_connecting);
+		rc = ytree_opt_uint(x, &f, GCOL_K_MAXCONN, 1, 100000,
+				    &c->gnmi.max_connecting);
 	if (rc == 0)
-		rc = opt_size(x, &f, GCOL_K_MAXMSG, 64 * 1024,
-			      UINT64_C(1) << 30, &c->gnmi.max_message);
+		rc = ytree_opt_size(x, &f, GCOL_K_MAXMSG, 64 * 1024,
+				    UINT64_C(1) << 30, &c->gnmi.max_message);
 	return rc;
 }
 
-static int parse_profiles_dir(struct ctx *x, struct cfg *c,
-			      const struct node *n)
+static int parse_profiles_dir(struct ytree_ctx *x, struct cfg *c,
+			      const struct ytree_node *n)
 {
 	free(c->profiles_dir);
 	c->profiles_dir = NULL;
-	return node_str(x, n, &c->profiles_dir);
+	return ytree_str(x, n, &c->profiles_dir);
 }
 
 enum {
@@ -1165,32 +461,33 @@ static const char *const sub_keys[SUB_K_N] = {
 };
 
 /* One subscription; every is its default sample interval. */
-static int parse_sub(struct ctx *x, struct cfg_gnmi_sub *s,
-		     const struct node *n, uint64_t every)
+static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
+		     const struct ytree_node *n, uint64_t every)
 {
 	static const char *const names[] = { "sample", "on_change",
 					     "target_defined" };
 	static const int values[] = { CFG_SUB_SAMPLE, CFG_SUB_ON_CHANGE,
 				      CFG_SUB_TARGET_DEFINED };
-	struct fields f;
+	struct ytree_fields f;
 	int mode = CFG_SUB_SAMPLE;
-	int rc = fields_get(x, n, sub_keys, SUB_K_N, &f);
+	int rc = ytree_fields_get(x, n, sub_keys, SUB_K_N, &f);
 	if (rc)
 		return rc;
 	s->mode = CFG_SUB_SAMPLE;
 	s->sample_interval_ns = every;
-	if ((rc = need(x, &f, SUB_K_PATH)) ||
-	    (rc = opt_str(x, &f, SUB_K_PATH, &s->path)))
+	if ((rc = ytree_need(x, &f, SUB_K_PATH)) ||
+	    (rc = ytree_opt_str(x, &f, SUB_K_PATH, &s->path)))
 		return rc;
 	if (s->path[0] != '/')
-		return fail_key(x, &f, SUB_K_PATH, "must start with '/'");
-	if ((rc = opt_str(x, &f, SUB_K_ORIGIN, &s->origin)) ||
-	    (rc = opt_enum(x, &f, SUB_K_MODE, names, values, 3, &mode)) ||
-	    (rc = opt_duration(x, &f, SUB_K_SAMPLE, NS_PER_MS, UINT64_MAX, true,
-			       &s->sample_interval_ns)) ||
-	    (rc = opt_duration(x, &f, SUB_K_HEARTBEAT, 0, UINT64_MAX, false,
-			       &s->heartbeat_interval_ns)) ||
-	    (rc = opt_bool(x, &f, SUB_K_SUPPRESS, &s->suppress_redundant)))
+		return ytree_fail_key(x, &f, SUB_K_PATH, "must start with '/'");
+	if ((rc = ytree_opt_str(x, &f, SUB_K_ORIGIN, &s->origin)) ||
+	    (rc = ytree_opt_enum(x, &f, SUB_K_MODE, names, values, 3, &mode)) ||
+	    (rc = ytree_opt_duration(x, &f, SUB_K_SAMPLE, NS_PER_MS, UINT64_MAX,
+				     true, &s->sample_interval_ns)) ||
+	    (rc = ytree_opt_duration(x, &f, SUB_K_HEARTBEAT, 0, UINT64_MAX,
+				     false, &s->heartbeat_interval_ns)) ||
+	    (rc =
+		 ytree_opt_bool(x, &f, SUB_K_SUPPRESS, &s->suppress_redundant)))
 		return rc;
 	s->mode = (enum cfg_sub_mode)mode;
 	return 0;
@@ -1238,55 +535,56 @@ static const char *const gnmi_keys[GNMI_K_N] = {
 	[GNMI_K_SUBSCRIPTIONS] = "subscriptions",
 };
 
-static int gnmi_address(struct ctx *x, const struct fields *f)
+static int gnmi_address(struct ytree_ctx *x, const struct ytree_fields *f)
 {
-	const struct node *a = f->val[GNMI_K_ADDRESS];
-	char q[QUOTE_BUF];
+	const struct ytree_node *a = f->val[GNMI_K_ADDRESS];
+	char q[YTREE_QUOTE_BUF];
 	int rc;
-	size_t saved = path_key(x, "address");
+	size_t saved = ytree_path_key(x, "address");
 
 	if (strncmp(a->str, "unix:", 5) == 0) {
 		if (a->str[5] != '/' || has_space(a->str))
-			return fail(x, a,
-				    "%s: a unix socket needs an absolute "
-				    "path (unix:/path)",
-				    quote(a, q, sizeof q));
+			return ytree_fail(x, a,
+					  "%s: a unix socket needs an absolute "
+					  "path (unix:/path)",
+					  ytree_quote(a, q, sizeof q));
 	} else {
 		rc = split_hostport(a->str, false, 1, NULL, NULL);
 		if (rc == -ERANGE)
-			return fail(x, a,
-				    "port must be between 1 and 65535 in %s",
-				    quote(a, q, sizeof q));
+			return ytree_fail(
+			    x, a, "port must be between 1 and 65535 in %s",
+			    ytree_quote(a, q, sizeof q));
 		if (rc)
-			return fail(x, a,
-				    "%s is not host:port, [v6]:port or "
-				    "unix:/path",
-				    quote(a, q, sizeof q));
+			return ytree_fail(x, a,
+					  "%s is not host:port, [v6]:port or "
+					  "unix:/path",
+					  ytree_quote(a, q, sizeof q));
 	}
-	path_cut(x, saved);
+	ytree_path_cut(x, saved);
 	return 0;
 }
 
-static int gnmi_subs(struct ctx *x, struct cfg_gnmi *g, const struct node *n,
-		     uint64_t every)
+static int gnmi_subs(struct ytree_ctx *x, struct cfg_gnmi *g,
+		     const struct ytree_node *n, uint64_t every)
 {
 	size_t count;
-	int rc = want_seq(x, n, &count);
+	int rc = ytree_want_seq(x, n, &count);
 	if (rc)
 		return rc;
 	g->subs = xcalloc(count ? count : 1, sizeof *g->subs);
 	for (size_t i = 0; i < count; i++) {
-		size_t saved = path_index(x, i);
+		size_t saved = ytree_path_index(x, i);
 		g->n_subs++;
 		rc = parse_sub(x, &g->subs[i], n->kids[i], every);
 		if (rc)
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	return 0;
 }
 
-static int parse_gnmi(struct ctx *x, struct cfg_gnmi *g, const struct node *n)
+static int parse_gnmi(struct ytree_ctx *x, struct cfg_gnmi *g,
+		      const struct ytree_node *n, uint64_t global_ns)
 {
 	static const char *const modes[] = { "stream", "once", "poll" };
 	static const int mode_values[] = { CFG_GNMI_STREAM, CFG_GNMI_ONCE,
@@ -1297,35 +595,37 @@ static int parse_gnmi(struct ctx *x, struct cfg_gnmi *g, const struct node *n)
 					  CFG_GNMI_ENC_JSON_IETF,
 					  CFG_GNMI_ENC_PROTO,
 					  CFG_GNMI_ENC_AUTO };
-	struct fields f;
+	struct ytree_fields f;
 	int mode = CFG_GNMI_STREAM, enc = CFG_GNMI_ENC_AUTO;
-	int rc = fields_get(x, n, gnmi_keys, GNMI_K_N, &f);
+	int rc = ytree_fields_get(x, n, gnmi_keys, GNMI_K_N, &f);
 	if (rc)
 		return rc;
 	g->mode = CFG_GNMI_STREAM;
 	g->encoding = CFG_GNMI_ENC_AUTO;
-	if ((rc = need(x, &f, GNMI_K_ADDRESS)) ||
-	    (rc = opt_str(x, &f, GNMI_K_ADDRESS, &g->address)) ||
+	if ((rc = ytree_need(x, &f, GNMI_K_ADDRESS)) ||
+	    (rc = ytree_opt_str(x, &f, GNMI_K_ADDRESS, &g->address)) ||
 	    (rc = gnmi_address(x, &f)) ||
-	    (rc = opt_bool(x, &f, GNMI_K_INSECURE, &g->insecure)) ||
-	    (rc = opt_bool(x, &f, GNMI_K_SKIP_VERIFY, &g->skip_verify)) ||
-	    (rc = opt_str(x, &f, GNMI_K_CA, &g->ca)) ||
-	    (rc = opt_str(x, &f, GNMI_K_CERT, &g->cert)) ||
-	    (rc = opt_str(x, &f, GNMI_K_KEY, &g->key)) ||
-	    (rc = opt_str(x, &f, GNMI_K_SERVER_NAME, &g->server_name)) ||
-	    (rc = opt_str(x, &f, GNMI_K_USERNAME, &g->username)) ||
+	    (rc = ytree_opt_bool(x, &f, GNMI_K_INSECURE, &g->insecure)) ||
+	    (rc = ytree_opt_bool(x, &f, GNMI_K_SKIP_VERIFY, &g->skip_verify)) ||
+	    (rc = ytree_opt_str(x, &f, GNMI_K_CA, &g->ca)) ||
+	    (rc = ytree_opt_str(x, &f, GNMI_K_CERT, &g->cert)) ||
+	    (rc = ytree_opt_str(x, &f, GNMI_K_KEY, &g->key)) ||
+	    (rc = ytree_opt_str(x, &f, GNMI_K_SERVER_NAME, &g->server_name)) ||
+	    (rc = ytree_opt_str(x, &f, GNMI_K_USERNAME, &g->username)) ||
 	    (rc = opt_secret(x, &f, GNMI_K_PASSWORD, GNMI_K_PASSWORD_FILE,
 			     &g->password)) ||
-	    (rc = opt_enum(x, &f, GNMI_K_MODE, modes, mode_values, 3, &mode)) ||
-	    (rc = opt_duration(x, &f, GNMI_K_INTERVAL, INTERVAL_MIN,
-			       INTERVAL_MAX, false, &g->interval_ns)) ||
-	    (rc = opt_duration(x, &f, GNMI_K_POLL_INTERVAL, INTERVAL_MIN,
-			       INTERVAL_MAX, false, &g->poll_interval_ns)) ||
-	    (rc =
-		 opt_enum(x, &f, GNMI_K_ENCODING, encs, enc_values, 4, &enc)) ||
-	    (rc = opt_str(x, &f, GNMI_K_TARGET, &g->target)) ||
-	    (rc = opt_str(x, &f, GNMI_K_PROFILE, &g->profile)) ||
-	    (rc = opt_bool(x, &f, GNMI_K_UPDATES_ONLY, &g->updates_only)))
+	    (rc = ytree_opt_enum(x, &f, GNMI_K_MODE, modes, mode_values, 3,
+				 &mode)) ||
+	    (rc = ytree_opt_duration(x, &f, GNMI_K_INTERVAL, INTERVAL_MIN,
+				     INTERVAL_MAX, false, &g->interval_ns)) ||
+	    (rc = ytree_opt_duration(x, &f, GNMI_K_POLL_INTERVAL, INTERVAL_MIN,
+				     INTERVAL_MAX, false,
+				     &g->poll_interval_ns)) ||
+	    (rc = ytree_opt_enum(x, &f, GNMI_K_ENCODING, encs, enc_values, 4,
+				 &enc)) ||
+	    (rc = ytree_opt_str(x, &f, GNMI_K_TARGET, &g->target)) ||
+	    (rc = ytree_opt_str(x, &f, GNMI_K_PROFILE, &g->profile)) ||
+	    (rc = ytree_opt_bool(x, &f, GNMI_K_UPDATES_ONLY, &g->updates_only)))
 		return rc;
 	g->mode = (enum cfg_gnmi_mode)mode;
 	g->encoding = (enum cfg_gnmi_encoding)enc;
@@ -1335,34 +635,37 @@ static int parse_gnmi(struct ctx *x, struct cfg_gnmi *g, const struct node *n)
 					      GNMI_K_KEY };
 		for (size_t i = 0; i < 3; i++)
 			if (f.val[tls[i]])
-				return fail_key(x, &f, tls[i],
-						"cannot be used with insecure: "
-						"true");
+				return ytree_fail_key(
+				    x, &f, tls[i],
+				    "cannot be used with insecure: "
+				    "true");
 	}
 	if (f.val[GNMI_K_CERT] && !f.val[GNMI_K_KEY])
-		return fail_key(x, &f, GNMI_K_CERT,
-				"needs key too (cert and key go together)");
+		return ytree_fail_key(
+		    x, &f, GNMI_K_CERT,
+		    "needs key too (cert and key go together)");
 	if (f.val[GNMI_K_KEY] && !f.val[GNMI_K_CERT])
-		return fail_key(x, &f, GNMI_K_KEY,
-				"needs cert too (cert and key go together)");
+		return ytree_fail_key(
+		    x, &f, GNMI_K_KEY,
+		    "needs cert too (cert and key go together)");
 	if (g->password && !g->username) {
 		size_t k = f.val[GNMI_K_PASSWORD] ? GNMI_K_PASSWORD
 						  : GNMI_K_PASSWORD_FILE;
-		return fail_key(x, &f, k, "needs username too");
+		return ytree_fail_key(x, &f, k, "needs username too");
 	}
 	/* The target's interval, else the global one, is the default. */
-	uint64_t every = g->interval_ns ? g->interval_ns : x->interval_ns;
+	uint64_t every = g->interval_ns ? g->interval_ns : global_ns;
 	if (g->mode == CFG_GNMI_POLL && !f.val[GNMI_K_POLL_INTERVAL])
 		g->poll_interval_ns = every;
 	if (g->mode != CFG_GNMI_POLL && f.val[GNMI_K_POLL_INTERVAL])
-		return fail_key(x, &f, GNMI_K_POLL_INTERVAL,
-				"only applies to mode: poll");
+		return ytree_fail_key(x, &f, GNMI_K_POLL_INTERVAL,
+				      "only applies to mode: poll");
 	if (f.val[GNMI_K_SUBSCRIPTIONS]) {
-		size_t saved = path_key(x, "subscriptions");
+		size_t saved = ytree_path_key(x, "subscriptions");
 		rc = gnmi_subs(x, g, f.val[GNMI_K_SUBSCRIPTIONS], every);
 		if (rc)
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	return 0;
 }
@@ -1443,7 +746,8 @@ static bool valid_snmp_address(const char *s)
 }
 
 /* Keys that only one SNMP version takes. */
-static int snmp_version_keys(struct ctx *x, const struct fields *f, int v)
+static int snmp_version_keys(struct ytree_ctx *x, const struct ytree_fields *f,
+			     int v)
 {
 	static const size_t v2[] = { SNMP_K_COMMUNITY, SNMP_K_COMMUNITY_FILE };
 	static const size_t v3[] = { SNMP_K_USER,	  SNMP_K_AUTH,
@@ -1453,19 +757,20 @@ static int snmp_version_keys(struct ctx *x, const struct fields *f, int v)
 	if (v == 3) {
 		for (size_t i = 0; i < 2; i++)
 			if (f->val[v2[i]])
-				return fail_key(x, f, v2[i],
-						"only applies to version 2c");
+				return ytree_fail_key(
+				    x, f, v2[i], "only applies to version 2c");
 	} else {
 		for (size_t i = 0; i < 7; i++)
 			if (f->val[v3[i]])
-				return fail_key(x, f, v3[i],
-						"only applies to version 3");
+				return ytree_fail_key(
+				    x, f, v3[i], "only applies to version 3");
 	}
 	return 0;
 }
 
 /* The v3 security settings: user, auth and priv with their keys. */
-static int snmp_v3(struct ctx *x, struct cfg_snmp *s, const struct fields *f)
+static int snmp_v3(struct ytree_ctx *x, struct cfg_snmp *s,
+		   const struct ytree_fields *f)
 {
 	static const char *const auths[] = { "SHA", "SHA-256", "SHA-512" };
 	static const int auth_values[] = { CFG_SNMP_AUTH_SHA,
@@ -1476,19 +781,21 @@ static int snmp_v3(struct ctx *x, struct cfg_snmp *s, const struct fields *f)
 					   CFG_SNMP_PRIV_AES256 };
 	int auth = CFG_SNMP_AUTH_NONE, priv = CFG_SNMP_PRIV_NONE, rc;
 
-	if ((rc = need(x, f, SNMP_K_USER)) ||
-	    (rc = opt_str(x, f, SNMP_K_USER, &s->user)) ||
-	    (rc = opt_enum(x, f, SNMP_K_AUTH, auths, auth_values, 3, &auth)) ||
+	if ((rc = ytree_need(x, f, SNMP_K_USER)) ||
+	    (rc = ytree_opt_str(x, f, SNMP_K_USER, &s->user)) ||
+	    (rc = ytree_opt_enum(x, f, SNMP_K_AUTH, auths, auth_values, 3,
+				 &auth)) ||
 	    (rc = opt_secret(x, f, SNMP_K_AUTH_KEY, SNMP_K_AUTH_KEY_FILE,
 			     &s->auth_key)) ||
-	    (rc = opt_enum(x, f, SNMP_K_PRIV, privs, priv_values, 2, &priv)) ||
+	    (rc = ytree_opt_enum(x, f, SNMP_K_PRIV, privs, priv_values, 2,
+				 &priv)) ||
 	    (rc = opt_secret(x, f, SNMP_K_PRIV_KEY, SNMP_K_PRIV_KEY_FILE,
 			     &s->priv_key)))
 		return rc;
 	s->auth = (enum cfg_snmp_auth)auth;
 	s->priv = (enum cfg_snmp_priv)priv;
 	if (s->user[0] == '\0')
-		return fail_key(x, f, SNMP_K_USER, "must not be empty");
+		return ytree_fail_key(x, f, SNMP_K_USER, "must not be empty");
 
 	/* Each key goes with its protocol, and priv needs auth. */
 	size_t auth_k =
@@ -1496,62 +803,64 @@ static int snmp_v3(struct ctx *x, struct cfg_snmp *s, const struct fields *f)
 	size_t priv_k =
 	    f->val[SNMP_K_PRIV_KEY] ? SNMP_K_PRIV_KEY : SNMP_K_PRIV_KEY_FILE;
 	if (s->auth_key && !f->val[SNMP_K_AUTH])
-		return fail_key(x, f, auth_k, "needs auth too");
+		return ytree_fail_key(x, f, auth_k, "needs auth too");
 	if (f->val[SNMP_K_AUTH] && !s->auth_key)
-		return fail_key(x, f, SNMP_K_AUTH,
-				"needs auth_key or auth_key_file");
+		return ytree_fail_key(x, f, SNMP_K_AUTH,
+				      "needs auth_key or auth_key_file");
 	if (s->priv_key && !f->val[SNMP_K_PRIV])
-		return fail_key(x, f, priv_k, "needs priv too");
+		return ytree_fail_key(x, f, priv_k, "needs priv too");
 	if (f->val[SNMP_K_PRIV] && !s->priv_key)
-		return fail_key(x, f, SNMP_K_PRIV,
-				"needs priv_key or priv_key_file");
+		return ytree_fail_key(x, f, SNMP_K_PRIV,
+				      "needs priv_key or priv_key_file");
 	if (f->val[SNMP_K_PRIV] && !f->val[SNMP_K_AUTH])
-		return fail_key(x, f, SNMP_K_PRIV,
-				"needs auth too (no privacy without "
-				"authentication)");
+		return ytree_fail_key(x, f, SNMP_K_PRIV,
+				      "needs auth too (no privacy without "
+				      "authentication)");
 	if (s->auth_key && strlen(s->auth_key) < SNMP_KEY_MIN)
-		return fail_key(x, f, auth_k,
-				"must be at least %d characters long",
-				SNMP_KEY_MIN);
+		return ytree_fail_key(x, f, auth_k,
+				      "must be at least %d characters long",
+				      SNMP_KEY_MIN);
 	if (s->priv_key && strlen(s->priv_key) < SNMP_KEY_MIN)
-		return fail_key(x, f, priv_k,
-				"must be at least %d characters long",
-				SNMP_KEY_MIN);
+		return ytree_fail_key(x, f, priv_k,
+				      "must be at least %d characters long",
+				      SNMP_KEY_MIN);
 	return 0;
 }
 
-static int parse_snmp(struct ctx *x, struct cfg_snmp *s, const struct node *n)
+static int parse_snmp(struct ytree_ctx *x, struct cfg_snmp *s,
+		      const struct ytree_node *n)
 {
-	struct fields f;
-	char q[QUOTE_BUF];
-	int rc = fields_get(x, n, snmp_keys, SNMP_K_N, &f);
+	struct ytree_fields f;
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_fields_get(x, n, snmp_keys, SNMP_K_N, &f);
 	if (rc)
 		return rc;
 	s->version = 2;
 	s->timeout_ns = NS_PER_S;
 	s->retries = 1;
 	s->max_repetitions = 25;
-	if ((rc = need(x, &f, SNMP_K_ADDRESS)) ||
-	    (rc = opt_str(x, &f, SNMP_K_ADDRESS, &s->address)))
+	if ((rc = ytree_need(x, &f, SNMP_K_ADDRESS)) ||
+	    (rc = ytree_opt_str(x, &f, SNMP_K_ADDRESS, &s->address)))
 		return rc;
 	if (!valid_snmp_address(s->address))
-		return fail_key(x, &f, SNMP_K_ADDRESS,
-				"%s is not an SNMP address (host, host:port, "
-				"[v6]:port, optionally after udp: or udp6:)",
-				quote(f.val[SNMP_K_ADDRESS], q, sizeof q));
+		return ytree_fail_key(
+		    x, &f, SNMP_K_ADDRESS,
+		    "%s is not an SNMP address (host, host:port, "
+		    "[v6]:port, optionally after udp: or udp6:)",
+		    ytree_quote(f.val[SNMP_K_ADDRESS], q, sizeof q));
 	if (f.val[SNMP_K_VERSION]) {
-		const struct node *v = f.val[SNMP_K_VERSION];
-		size_t saved = path_key(x, "version");
-		if ((rc = want_scalar(x, v, "2c or 3")))
+		const struct ytree_node *v = f.val[SNMP_K_VERSION];
+		size_t saved = ytree_path_key(x, "version");
+		if ((rc = ytree_want_scalar(x, v, "2c or 3")))
 			return rc;
 		if (strcmp(v->str, "2c") == 0 || strcmp(v->str, "2") == 0)
 			s->version = 2;
 		else if (strcmp(v->str, "3") == 0)
 			s->version = 3;
 		else
-			return fail(x, v, "expected 2c or 3, not %s",
-				    quote(v, q, sizeof q));
-		path_cut(x, saved);
+			return ytree_fail(x, v, "expected 2c or 3, not %s",
+					  ytree_quote(v, q, sizeof q));
+		ytree_path_cut(x, saved);
 	}
 	if ((rc = snmp_version_keys(x, &f, s->version)))
 		return rc;
@@ -1564,14 +873,14 @@ static int parse_snmp(struct ctx *x, struct cfg_snmp *s, const struct node *n)
 			s->community = xstrdup("public");
 	}
 	if (rc ||
-	    (rc = opt_duration(x, &f, SNMP_K_INTERVAL, INTERVAL_MIN,
-			       INTERVAL_MAX, false, &s->interval_ns)) ||
-	    (rc = opt_duration(x, &f, SNMP_K_TIMEOUT, 10 * NS_PER_MS,
-			       60 * NS_PER_S, false, &s->timeout_ns)) ||
-	    (rc = opt_uint(x, &f, SNMP_K_RETRIES, 0, 10, &s->retries)) ||
-	    (rc = opt_uint(x, &f, SNMP_K_MAX_REP, 1, 200,
-			   &s->max_repetitions)) ||
-	    (rc = opt_str(x, &f, SNMP_K_PROFILE, &s->profile)))
+	    (rc = ytree_opt_duration(x, &f, SNMP_K_INTERVAL, INTERVAL_MIN,
+				     INTERVAL_MAX, false, &s->interval_ns)) ||
+	    (rc = ytree_opt_duration(x, &f, SNMP_K_TIMEOUT, 10 * NS_PER_MS,
+				     60 * NS_PER_S, false, &s->timeout_ns)) ||
+	    (rc = ytree_opt_uint(x, &f, SNMP_K_RETRIES, 0, 10, &s->retries)) ||
+	    (rc = ytree_opt_uint(x, &f, SNMP_K_MAX_REP, 1, 200,
+				 &s->max_repetitions)) ||
+	    (rc = ytree_opt_str(x, &f, SNMP_K_PROFILE, &s->profile)))
 		return rc;
 	return 0;
 }
@@ -1583,44 +892,48 @@ static const char *const target_keys[TGT_K_N] = {
 	[TGT_K_SNMP] = "snmp",
 };
 
-/* Parses one target; *name_node gets the node of its name. */
-static int parse_target(struct ctx *x, struct cfg_target *t,
-			const struct node *n, const struct node **name_node)
+/*
+ * Parses one target; *name_node gets the node of its name. global_ns is
+ * the global interval, the default of the target's.
+ */
+static int parse_target(struct ytree_ctx *x, struct cfg_target *t,
+			const struct ytree_node *n,
+			const struct ytree_node **name_node, uint64_t global_ns)
 {
-	struct fields f;
-	int rc = fields_get(x, n, target_keys, TGT_K_N, &f);
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, target_keys, TGT_K_N, &f);
 	if (rc)
 		return rc;
-	if ((rc = need(x, &f, TGT_K_NAME)))
+	if ((rc = ytree_need(x, &f, TGT_K_NAME)))
 		return rc;
-	size_t saved = path_key(x, "name");
-	if ((rc = node_str(x, f.val[TGT_K_NAME], &t->name)) ||
+	size_t saved = ytree_path_key(x, "name");
+	if ((rc = ytree_str(x, f.val[TGT_K_NAME], &t->name)) ||
 	    (rc = want_name(x, f.val[TGT_K_NAME])))
 		return rc;
-	path_cut(x, saved);
+	ytree_path_cut(x, saved);
 	*name_node = f.val[TGT_K_NAME];
 	if (!f.val[TGT_K_GNMI] && !f.val[TGT_K_SNMP])
-		return fail(x, n, "needs gnmi, snmp or both");
+		return ytree_fail(x, n, "needs gnmi, snmp or both");
 	if (f.val[TGT_K_GNMI]) {
-		saved = path_key(x, "gnmi");
+		saved = ytree_path_key(x, "gnmi");
 		t->gnmi = xcalloc(1, sizeof *t->gnmi);
-		if ((rc = parse_gnmi(x, t->gnmi, f.val[TGT_K_GNMI])))
+		if ((rc = parse_gnmi(x, t->gnmi, f.val[TGT_K_GNMI], global_ns)))
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	if (f.val[TGT_K_SNMP]) {
-		saved = path_key(x, "snmp");
+		saved = ytree_path_key(x, "snmp");
 		t->snmp = xcalloc(1, sizeof *t->snmp);
 		if ((rc = parse_snmp(x, t->snmp, f.val[TGT_K_SNMP])))
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	return 0;
 }
 
 /* A target's name and place, sorted by name to find duplicates. */
 struct name_ref {
-	const struct node *node;
+	const struct ytree_node *node;
 	size_t index;
 };
 
@@ -1638,7 +951,7 @@ static int cmp_name_ref(const void *a, const void *b)
  * the reported duplicate is the one that comes first in the file, with
  * the place where its name was first used.
  */
-static int unique_names(struct ctx *x, struct name_ref *refs, size_t n)
+static int unique_names(struct ytree_ctx *x, struct name_ref *refs, size_t n)
 {
 	const struct name_ref *dup = NULL, *first = NULL;
 
@@ -1655,29 +968,31 @@ static int unique_names(struct ctx *x, struct name_ref *refs, size_t n)
 	}
 	if (!dup)
 		return 0;
-	path_index(x, dup->index);
-	path_key(x, "name");
-	return fail(x, dup->node,
-		    "duplicate target name \"%s\" (first at %u:%u)",
-		    dup->node->str, first->node->line, first->node->col);
+	ytree_path_index(x, dup->index);
+	ytree_path_key(x, "name");
+	return ytree_fail(x, dup->node,
+			  "duplicate target name \"%s\" (first at %u:%u)",
+			  dup->node->str, first->node->line, first->node->col);
 }
 
-static int parse_targets(struct ctx *x, struct cfg *c, const struct node *n)
+static int parse_targets(struct ytree_ctx *x, struct cfg *c,
+			 const struct ytree_node *n)
 {
 	struct name_ref *refs;
 	size_t count;
-	int rc = want_seq(x, n, &count);
+	int rc = ytree_want_seq(x, n, &count);
 	if (rc || count == 0)
 		return rc;
 	c->targets = xcalloc(count, sizeof *c->targets);
 	refs = xcalloc(count, sizeof *refs);
 	for (size_t i = 0; i < count && rc == 0; i++) {
-		size_t saved = path_index(x, i);
+		size_t saved = ytree_path_index(x, i);
 		c->n_targets++;
 		refs[i].index = i;
-		rc = parse_target(x, &c->targets[i], n->kids[i], &refs[i].node);
+		rc = parse_target(x, &c->targets[i], n->kids[i], &refs[i].node,
+				  c->interval_ns);
 		if (rc == 0)
-			path_cut(x, saved);
+			ytree_path_cut(x, saved);
 	}
 	if (rc == 0)
 		rc = unique_names(x, refs, count);
@@ -1699,31 +1014,33 @@ static const char *const nic_keys[NIC_K_N] = {
 	[NIC_K_INTERVAL] = "interval",
 };
 
-static int parse_nic(struct ctx *x, struct cfg *c, const struct node *n)
+static int parse_nic(struct ytree_ctx *x, struct cfg *c,
+		     const struct ytree_node *n)
 {
 	struct cfg_nic *nic = &c->nic;
-	struct fields f;
-	int rc = fields_get(x, n, nic_keys, NIC_K_N, &f);
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, nic_keys, NIC_K_N, &f);
 	if (rc)
 		return rc;
-	if ((rc = opt_bool(x, &f, NIC_K_ENABLED, &nic->enabled)) ||
-	    (rc = opt_str(x, &f, NIC_K_DEVICE, &nic->device)))
+	if ((rc = ytree_opt_bool(x, &f, NIC_K_ENABLED, &nic->enabled)) ||
+	    (rc = ytree_opt_str(x, &f, NIC_K_DEVICE, &nic->device)))
 		return rc;
 	if (f.val[NIC_K_DEVICE]) {
-		size_t saved = path_key(x, "device");
+		size_t saved = ytree_path_key(x, "device");
 		if ((rc = want_name(x, f.val[NIC_K_DEVICE])))
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
-	if ((rc = opt_str(x, &f, NIC_K_SYSFS, &nic->sysfs_root)) ||
-	    (rc = opt_str(x, &f, NIC_K_ETHTOOL, &nic->ethtool_dir)) ||
-	    (rc = opt_duration(x, &f, NIC_K_INTERVAL, INTERVAL_MIN,
-			       INTERVAL_MAX, false, &nic->interval_ns)))
+	if ((rc = ytree_opt_str(x, &f, NIC_K_SYSFS, &nic->sysfs_root)) ||
+	    (rc = ytree_opt_str(x, &f, NIC_K_ETHTOOL, &nic->ethtool_dir)) ||
+	    (rc = ytree_opt_duration(x, &f, NIC_K_INTERVAL, INTERVAL_MIN,
+				     INTERVAL_MAX, false, &nic->interval_ns)))
 		return rc;
 	if (nic->sysfs_root[0] == '\0')
-		return fail_key(x, &f, NIC_K_SYSFS, "must not be empty");
+		return ytree_fail_key(x, &f, NIC_K_SYSFS, "must not be empty");
 	if (nic->ethtool_dir && nic->ethtool_dir[0] == '\0')
-		return fail_key(x, &f, NIC_K_ETHTOOL, "must not be empty");
+		return ytree_fail_key(x, &f, NIC_K_ETHTOOL,
+				      "must not be empty");
 	return 0;
 }
 
@@ -1732,13 +1049,14 @@ static const char *const rules_keys[RULES_K_N] = {
 	[RULES_K_TICK] = "tick",
 };
 
-static int parse_rules(struct ctx *x, struct cfg *c, const struct node *n)
+static int parse_rules(struct ytree_ctx *x, struct cfg *c,
+		       const struct ytree_node *n)
 {
-	struct fields f;
-	int rc = fields_get(x, n, rules_keys, RULES_K_N, &f);
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, rules_keys, RULES_K_N, &f);
 	if (rc == 0)
-		rc = opt_duration(x, &f, RULES_K_TICK, INTERVAL_MIN,
-				  INTERVAL_MAX, true, &c->rules.tick_ns);
+		rc = ytree_opt_duration(x, &f, RULES_K_TICK, INTERVAL_MIN,
+					INTERVAL_MAX, true, &c->rules.tick_ns);
 	return rc;
 }
 
@@ -1770,37 +1088,39 @@ static const char *const top_keys[TOP_K_N] = {
 	[TOP_K_PROFILES_DIR] = "profiles_dir",
 };
 
-typedef int (*section_fn)(struct ctx *, struct cfg *, const struct node *);
+typedef int (*section_fn)(struct ytree_ctx *, struct cfg *,
+			  const struct ytree_node *);
 
 /* Runs section parser fn on key i of f, if present. */
-static int section(struct ctx *x, const struct fields *f, size_t i,
+static int section(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 		   struct cfg *c, section_fn fn)
 {
 	if (!f->val[i])
 		return 0;
-	size_t saved = path_key(x, f->keys[i]);
+	size_t saved = ytree_path_key(x, f->keys[i]);
 	int rc = fn(x, c, f->val[i]);
 	if (rc == 0)
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	return rc;
 }
 
-static int parse_top(struct ctx *x, struct cfg *c, const struct node *root)
+static int parse_top(struct ytree_ctx *x, struct cfg *c,
+		     const struct ytree_node *root)
 {
-	struct fields f;
+	struct ytree_fields f;
 	int rc;
 
-	if (root->kind != NODE_MAP)
-		return fail_at(x, root->line, root->col,
-			       "expected a mapping of settings at the top "
-			       "level");
-	if ((rc = fields_get(x, root, top_keys, TOP_K_N, &f)))
+	if (root->kind != YTREE_MAP)
+		return ytree_fail_at(
+		    x, root->line, root->col,
+		    "expected a mapping of settings at the top "
+		    "level");
+	if ((rc = ytree_fields_get(x, root, top_keys, TOP_K_N, &f)))
 		return rc;
 	/* The interval first: other keys default to it. */
-	if ((rc = opt_duration(x, &f, TOP_K_INTERVAL, INTERVAL_MIN,
-			       INTERVAL_MAX, false, &c->interval_ns)))
+	if ((rc = ytree_opt_duration(x, &f, TOP_K_INTERVAL, INTERVAL_MIN,
+				     INTERVAL_MAX, false, &c->interval_ns)))
 		return rc;
-	x->interval_ns = c->interval_ns;
 	if ((rc = section(x, &f, TOP_K_LISTEN, c, parse_listen)) ||
 	    (rc = section(x, &f, TOP_K_LOSSLESS, c, parse_priorities)) ||
 	    (rc = section(x, &f, TOP_K_LOG, c, parse_log)) ||
@@ -1859,22 +1179,17 @@ struct cfg *cfg_default(void)
 struct cfg *cfg_load_buffer(const char *name, const char *buf, size_t len,
 			    char *err, size_t errlen)
 {
-	struct ctx x = { .name = name, .err = err, .errlen = errlen };
-	struct node *root = NULL;
+	struct ytree_ctx x = { .name = name, .err = err, .errlen = errlen };
+	struct ytree_node *root = NULL;
 	struct cfg *c = NULL;
 
 	if (err && errlen)
 		err[0] = '\0';
-	if (len > CFG_MAX_FILE_BYTES) {
-		fail_file(&x, "file is larger than %d bytes",
-			  CFG_MAX_FILE_BYTES);
+	if (ytree_load(&x, buf, len, CFG_MAX_FILE_BYTES, CFG_MAX_DEPTH, &root))
 		return NULL;
-	}
-	if (tree_parse(&x, buf, len, &root))
-		return NULL;
-	if (!root || node_is_null(root)) {
-		fail_file(&x, "empty configuration file");
-		node_free(root);
+	if (!root || ytree_is_null(root)) {
+		ytree_fail_file(&x, "empty configuration file");
+		ytree_free(root);
 		return NULL;
 	}
 	c = cfg_new_defaults();
@@ -1883,13 +1198,13 @@ struct cfg *cfg_load_buffer(const char *name, const char *buf, size_t len,
 		cfg_free(c);
 		c = NULL;
 	}
-	node_free(root);
+	ytree_free(root);
 	return c;
 }
 
 struct cfg *cfg_load(const char *path, char *err, size_t errlen)
 {
-	struct ctx x = { .name = path, .err = err, .errlen = errlen };
+	struct ytree_ctx x = { .name = path, .err = err, .errlen = errlen };
 	char eb[128], *buf;
 	size_t len = 0;
 	struct cfg *c = NULL;
@@ -1899,8 +1214,8 @@ struct cfg *cfg_load(const char *path, char *err, size_t errlen)
 		err[0] = '\0';
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		fail_file(&x, "cannot open: %s",
-			  strerror_r(errno, eb, sizeof eb));
+		ytree_fail_file(&x, "cannot open: %s",
+				strerror_r(errno, eb, sizeof eb));
 		return NULL;
 	}
 	/* One byte more than the limit tells "too large" from "full". */
@@ -1910,8 +1225,8 @@ struct cfg *cfg_load(const char *path, char *err, size_t errlen)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			fail_file(&x, "cannot read: %s",
-				  strerror_r(errno, eb, sizeof eb));
+			ytree_fail_file(&x, "cannot read: %s",
+					strerror_r(errno, eb, sizeof eb));
 			goto out;
 		}
 		if (r == 0)

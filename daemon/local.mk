@@ -5,6 +5,7 @@ libfabmon_a_SOURCES = \
 	daemon/log.c daemon/log.h \
 	daemon/counters.c daemon/counters.h \
 	daemon/store.c daemon/store.h \
+	daemon/ytree.c daemon/ytree.h \
 	daemon/cfg.c daemon/cfg.h \
 	daemon/health.c daemon/health.h \
 	daemon/sdnotify.c daemon/sdnotify.h \

@@ -55,6 +55,7 @@
 #include "mem.h"
 #include "path.h"
 #include "value.h"
+#include "ytree.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -68,7 +69,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #ifndef FABMON_PROFILEDIR
 #define FABMON_PROFILEDIR "/usr/share/fabmon/profiles"
@@ -76,10 +76,11 @@
 
 #define PROFILE_MAX_BYTES (256 * 1024)
 #define PROFILE_MAX_DEPTH 32
-#define NAME_MAX_LEN	  64
-#define QUOTE_MAX	  64
-#define QUOTE_BUF	  (QUOTE_MAX + 8)
-#define MAX_FIELDS	  10
+/* The wording profile messages have always had (see ytree.h). */
+#define PROFILE_YTREE_FLAGS                                               \
+	(YTREE_NULL_ANY_CASE | YTREE_NO_SYNTAX_CONTEXT | YTREE_KEY_CSTR | \
+	 YTREE_KEY_NO_ELLIPSIS | YTREE_QUOTE_RANGE | YTREE_MINUS_NOT_NUMBER)
+#define NAME_MAX_LEN 64
 
 #define NS_PER_MS UINT64_C(1000000)
 
@@ -93,38 +94,6 @@
 #define SEP_KEY	   '\x01'
 #define SEP_VALUE  '\x02'
 #define SEP_ORIGIN '\x03'
-
-/*
- * The YAML tree of the first pass.
- */
-
-enum node_kind { NODE_SCALAR, NODE_MAP, NODE_SEQ };
-
-struct node {
-	enum node_kind kind;
-	unsigned line, col; /* 1-based */
-	char *str;	    /* scalar: NUL-terminated */
-	size_t len;
-	bool plain;
-	struct node **kids; /* map: key, value, key, value...; seq: items */
-	size_t n, cap;
-};
-
-struct ctx {
-	const char *name;
-	char *err;
-	size_t errlen;
-	char path[256];
-	size_t plen;
-};
-
-struct fields {
-	const struct node *map;
-	const char *const *keys;
-	size_t n;
-	const struct node *key[MAX_FIELDS];
-	const struct node *val[MAX_FIELDS];
-};
 
 /*
  * Compiled patterns.
@@ -213,419 +182,15 @@ struct gnmi_profile {
 };
 
 /*
- * Messages.
+ * Typed values the other loaders do not share.
  */
-
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
-__attribute__((format(printf, 5, 0))) static void
-fail_vat(struct ctx *x, unsigned line, unsigned col, bool with_path,
-	 const char *fmt, va_list ap)
-{
-	char msg[512];
-
-	if (!x->err || !x->errlen)
-		return;
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (line && with_path && x->plen)
-		snprintf(x->err, x->errlen, "%s:%u:%u: %s: %s", x->name, line,
-			 col, x->path, msg);
-	else if (line)
-		snprintf(x->err, x->errlen, "%s:%u:%u: %s", x->name, line, col,
-			 msg);
-	else
-		snprintf(x->err, x->errlen, "%s: %s", x->name, msg);
-	sanitize(x->err);
-}
-
-/* An error at node n about the current key path; returns -EINVAL. */
-__attribute__((format(printf, 3, 4))) static int
-fail(struct ctx *x, const struct node *n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, n->line, n->col, true, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-__attribute__((format(printf, 4, 5))) static int
-fail_at(struct ctx *x, unsigned line, unsigned col, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, line, col, false, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-__attribute__((format(printf, 2, 3))) static int fail_file(struct ctx *x,
-							   const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, 0, 0, false, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static const char *quote(const struct node *n, char *buf, size_t len)
-{
-	snprintf(buf, len, "\"%.*s%s\"", QUOTE_MAX, n->str,
-		 n->len > QUOTE_MAX ? "..." : "");
-	return buf;
-}
-
-static size_t path_key(struct ctx *x, const char *key)
-{
-	size_t saved = x->plen;
-	int n = snprintf(x->path + x->plen, sizeof x->path - x->plen, "%s%s",
-			 x->plen ? "." : "", key);
-	if (n > 0)
-		x->plen += (size_t)n;
-	if (x->plen >= sizeof x->path)
-		x->plen = sizeof x->path - 1;
-	return saved;
-}
-
-static size_t path_index(struct ctx *x, size_t i)
-{
-	size_t saved = x->plen;
-	int n =
-	    snprintf(x->path + x->plen, sizeof x->path - x->plen, "[%zu]", i);
-	if (n > 0)
-		x->plen += (size_t)n;
-	if (x->plen >= sizeof x->path)
-		x->plen = sizeof x->path - 1;
-	return saved;
-}
-
-static void path_cut(struct ctx *x, size_t saved)
-{
-	x->plen = saved;
-	x->path[saved] = '\0';
-}
-
-/*
- * First pass: libyaml events to the tree.
- */
-
-static void node_free(struct node *n)
-{
-	if (!n)
-		return;
-	for (size_t i = 0; i < n->n; i++)
-		node_free(n->kids[i]);
-	free(n->kids);
-	free(n->str);
-	free(n);
-}
-
-static bool node_is_null(const struct node *n)
-{
-	if (n->kind != NODE_SCALAR || !n->plain)
-		return false;
-	return n->len == 0 || strcmp(n->str, "~") == 0 ||
-	       strcasecmp(n->str, "null") == 0;
-}
-
-static struct node *node_new(enum node_kind kind, yaml_mark_t mark)
-{
-	struct node *n = xcalloc(1, sizeof *n);
-	n->kind = kind;
-	n->line = (unsigned)mark.line + 1;
-	n->col = (unsigned)mark.column + 1;
-	return n;
-}
-
-static void node_add(struct node *parent, struct node *kid)
-{
-	if (parent->n == parent->cap) {
-		parent->cap = parent->cap ? 2 * parent->cap : 4;
-		parent->kids = xreallocarray(parent->kids, parent->cap,
-					     sizeof *parent->kids);
-	}
-	parent->kids[parent->n++] = kid;
-}
-
-static int yaml_fail(struct ctx *x, const yaml_parser_t *p, const char *buf,
-		     size_t len)
-{
-	const char *problem = p->problem ? p->problem : "YAML syntax error";
-	unsigned line = 1, col = 1;
-
-	if (p->error == YAML_MEMORY_ERROR)
-		return fail_file(x, "out of memory while parsing");
-	if (p->error == YAML_READER_ERROR) {
-		for (size_t i = 0; i < p->problem_offset && i < len; i++) {
-			if (buf[i] == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
-		return fail_at(x, line, col, "%s", problem);
-	}
-	return fail_at(x, (unsigned)p->problem_mark.line + 1,
-		       (unsigned)p->problem_mark.column + 1, "%s", problem);
-}
-
-static bool event_has_anchor(const yaml_event_t *ev)
-{
-	switch (ev->type) {
-	case YAML_SCALAR_EVENT:
-		return ev->data.scalar.anchor != NULL;
-	case YAML_SEQUENCE_START_EVENT:
-		return ev->data.sequence_start.anchor != NULL;
-	case YAML_MAPPING_START_EVENT:
-		return ev->data.mapping_start.anchor != NULL;
-	default:
-		return false;
-	}
-}
-
-static int tree_event(struct ctx *x, const yaml_event_t *ev,
-		      struct node **stack, int *depth, struct node **root,
-		      int *docs)
-{
-	unsigned line = (unsigned)ev->start_mark.line + 1;
-	unsigned col = (unsigned)ev->start_mark.column + 1;
-	struct node *n;
-
-	if (ev->type == YAML_ALIAS_EVENT || event_has_anchor(ev))
-		return fail_at(x, line, col,
-			       "anchors and aliases are not supported");
-	switch (ev->type) {
-	case YAML_DOCUMENT_START_EVENT:
-		if (++*docs > 1)
-			return fail_at(x, line, col,
-				       "only one YAML document is allowed");
-		return 0;
-	case YAML_SCALAR_EVENT:
-		n = node_new(NODE_SCALAR, ev->start_mark);
-		n->len = ev->data.scalar.length;
-		n->str = xmalloc(n->len + 1);
-		memcpy(n->str, ev->data.scalar.value, n->len);
-		n->str[n->len] = '\0';
-		n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-		break;
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT:
-		if (*depth >= PROFILE_MAX_DEPTH)
-			return fail_at(x, line, col,
-				       "nested deeper than %d levels",
-				       PROFILE_MAX_DEPTH);
-		n = node_new(ev->type == YAML_MAPPING_START_EVENT ? NODE_MAP
-								  : NODE_SEQ,
-			     ev->start_mark);
-		break;
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		if (*depth > 0)
-			(*depth)--;
-		return 0;
-	default:
-		return 0;
-	}
-	if (*depth > 0)
-		node_add(stack[*depth - 1], n);
-	else
-		*root = n; /* a second document failed above */
-	if (n->kind != NODE_SCALAR)
-		stack[(*depth)++] = n;
-	return 0;
-}
-
-static int tree_parse(struct ctx *x, const char *buf, size_t len,
-		      struct node **root)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	struct node *stack[PROFILE_MAX_DEPTH];
-	int depth = 0, docs = 0, rc = 0;
-	bool done = false;
-
-	*root = NULL;
-	if (!yaml_parser_initialize(&p))
-		return fail_file(x, "out of memory while parsing");
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	while (!done && rc == 0) {
-		if (!yaml_parser_parse(&p, &ev)) {
-			rc = yaml_fail(x, &p, buf, len);
-			break;
-		}
-		rc = tree_event(x, &ev, stack, &depth, root, &docs);
-		done = ev.type == YAML_STREAM_END_EVENT;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&p);
-	if (rc) {
-		node_free(*root);
-		*root = NULL;
-	}
-	return rc;
-}
-
-/*
- * Second pass: typed access to the tree.
- */
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[NAME_MAX_LEN + 1];
-
-	if (lb > NAME_MAX_LEN)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-/* The closest of names[] to s (within 2 edits), or NULL. */
-static const char *closest(const char *s, const char *const *names, size_t n)
-{
-	const char *best = NULL;
-	size_t best_d = 3;
-
-	if (strlen(s) > NAME_MAX_LEN)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(s, names[i]);
-		if (d < best_d && d < strlen(names[i])) {
-			best_d = d;
-			best = names[i];
-		}
-	}
-	return best;
-}
-
-static const char *kind_name(const struct node *n)
-{
-	if (n->kind == NODE_MAP)
-		return "a mapping";
-	if (n->kind == NODE_SEQ)
-		return "a list";
-	return "an empty value";
-}
-
-static int fields_get(struct ctx *x, const struct node *map,
-		      const char *const *keys, size_t n, struct fields *f)
-{
-	memset(f, 0, sizeof *f);
-	f->map = map;
-	f->keys = keys;
-	f->n = n;
-	if (node_is_null(map))
-		return 0;
-	if (map->kind != NODE_MAP)
-		return fail(x, map, "expected a mapping");
-	for (size_t i = 0; i + 1 < map->n; i += 2) {
-		const struct node *k = map->kids[i];
-		size_t j;
-		if (k->kind != NODE_SCALAR)
-			return fail(x, k, "keys must be plain strings, not %s",
-				    kind_name(k));
-		for (j = 0; j < n; j++)
-			if (strcmp(keys[j], k->str) == 0)
-				break;
-		if (j == n) {
-			const char *best = closest(k->str, keys, n);
-			char q[QUOTE_BUF];
-			snprintf(q, sizeof q, "%.*s", QUOTE_MAX, k->str);
-			path_key(x, q);
-			if (best)
-				return fail(x, k,
-					    "unknown key (did you mean "
-					    "\"%s\"?)",
-					    best);
-			return fail(x, k, "unknown key");
-		}
-		if (f->key[j]) {
-			path_key(x, keys[j]);
-			return fail(x, k, "duplicate key (first at %u:%u)",
-				    f->key[j]->line, f->key[j]->col);
-		}
-		f->key[j] = k;
-		f->val[j] = map->kids[i + 1];
-	}
-	return 0;
-}
-
-static int need(struct ctx *x, const struct fields *f, size_t i)
-{
-	if (f->val[i])
-		return 0;
-	return fail(x, f->map, "missing required key \"%s\"", f->keys[i]);
-}
-
-static int want_scalar(struct ctx *x, const struct node *n, const char *what)
-{
-	if (n->kind != NODE_SCALAR)
-		return fail(x, n, "expected %s, not %s", what, kind_name(n));
-	if (node_is_null(n))
-		return fail(x, n, "missing value (expected %s)", what);
-	if (strlen(n->str) != n->len)
-		return fail(x, n, "must not contain a NUL character");
-	return 0;
-}
-
-static int node_str(struct ctx *x, const struct node *n, char **out)
-{
-	int rc = want_scalar(x, n, "a string");
-	if (rc)
-		return rc;
-	free(*out);
-	*out = xstrdup(n->str);
-	return 0;
-}
-
-static int node_bool(struct ctx *x, const struct node *n, bool *out)
-{
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "a boolean");
-	if (rc)
-		return rc;
-	if (!strcasecmp(n->str, "true") || !strcasecmp(n->str, "yes") ||
-	    !strcasecmp(n->str, "on")) {
-		*out = true;
-		return 0;
-	}
-	if (!strcasecmp(n->str, "false") || !strcasecmp(n->str, "no") ||
-	    !strcasecmp(n->str, "off")) {
-		*out = false;
-		return 0;
-	}
-	return fail(x, n,
-		    "expected a boolean (true/false, yes/no, on/off), not %s",
-		    quote(n, q, sizeof q));
-}
 
 /* A finite decimal or exponent number ("1e-6", "0.5", "1000"). */
-static int node_double(struct ctx *x, const struct node *n, double *out)
+static int node_double(struct ytree_ctx *x, const struct ytree_node *n,
+		       double *out)
 {
-	char q[QUOTE_BUF], *end;
-	int rc = want_scalar(x, n, "a number");
+	char q[YTREE_QUOTE_BUF], *end;
+	int rc = ytree_want_scalar(x, n, "a number");
 	if (rc)
 		return rc;
 	const char *s = n->str;
@@ -633,74 +198,42 @@ static int node_double(struct ctx *x, const struct node *n, double *out)
 	if (!(isdigit((unsigned char)s[0]) || s[0] == '-' || s[0] == '+' ||
 	      s[0] == '.') ||
 	    strpbrk(s, "xXiInN"))
-		return fail(x, n, "%s is not a number", quote(n, q, sizeof q));
+		return ytree_fail(x, n, "%s is not a number",
+				  ytree_quote(n, q, sizeof q));
 	errno = 0;
 	double v = strtod(s, &end);
 	if (end == s || *end)
-		return fail(x, n, "%s is not a number", quote(n, q, sizeof q));
+		return ytree_fail(x, n, "%s is not a number",
+				  ytree_quote(n, q, sizeof q));
 	if (errno == ERANGE || !isfinite(v))
-		return fail(x, n, "%s is out of range", quote(n, q, sizeof q));
+		return ytree_fail(x, n, "%s is out of range",
+				  ytree_quote(n, q, sizeof q));
 	*out = v;
 	return 0;
 }
 
-static int node_uint(struct ctx *x, const struct node *n, unsigned long min,
-		     unsigned long max, unsigned long *out)
+/* A number in [min, max] as the callers here want it. */
+static int node_uint(struct ytree_ctx *x, const struct ytree_node *n,
+		     unsigned long min, unsigned long max, unsigned long *out)
 {
-	char q[QUOTE_BUF], *end;
-	int rc = want_scalar(x, n, "a number");
-	if (rc)
-		return rc;
-	if (!isdigit((unsigned char)n->str[0]))
-		return fail(x, n, "expected a number, not %s",
-			    quote(n, q, sizeof q));
-	errno = 0;
-	unsigned long v = strtoul(n->str, &end, 10);
-	if (*end)
-		return fail(x, n, "expected a number, not %s",
-			    quote(n, q, sizeof q));
-	if (errno == ERANGE || v < min || v > max)
-		return fail(x, n, "must be between %lu and %lu, not %s", min,
-			    max, quote(n, q, sizeof q));
-	*out = v;
-	return 0;
-}
-
-static int node_duration(struct ctx *x, const struct node *n, uint64_t min,
-			 uint64_t *out)
-{
-	char q[QUOTE_BUF], a[32];
 	uint64_t v;
-	int rc = want_scalar(x, n, "a duration");
-	if (rc)
-		return rc;
-	rc = cfg_parse_duration(n->str, &v);
-	if (rc == -EINVAL)
-		return fail(x, n, "%s is not a duration",
-			    quote(n, q, sizeof q));
-	if (rc)
-		return fail(x, n, "%s is too long a duration",
-			    quote(n, q, sizeof q));
-	if (v && v < min) {
-		cfg_format_duration(min, a, sizeof a);
-		return fail(x, n, "must be 0 or at least %s, not %s", a,
-			    quote(n, q, sizeof q));
-	}
-	*out = v;
-	return 0;
+	int rc = ytree_uint(x, n, min, max, &v);
+	if (rc == 0)
+		*out = (unsigned long)v;
+	return rc;
 }
 
 /* Runs a getter on key i of f with the key path extended by its name. */
-#define WITH_KEY(x, f, i, call)                                    \
-	({                                                         \
-		int rc_ = 0;                                       \
-		if ((f)->val[i]) {                                 \
-			size_t saved_ = path_key(x, (f)->keys[i]); \
-			rc_ = (call);                              \
-			if (rc_ == 0)                              \
-				path_cut(x, saved_);               \
-		}                                                  \
-		rc_;                                               \
+#define WITH_KEY(x, f, i, call)                                          \
+	({                                                               \
+		int rc_ = 0;                                             \
+		if ((f)->val[i]) {                                       \
+			size_t saved_ = ytree_path_key(x, (f)->keys[i]); \
+			rc_ = (call);                                    \
+			if (rc_ == 0)                                    \
+				ytree_path_cut(x, saved_);               \
+		}                                                        \
+		rc_;                                                     \
 	})
 
 /*
@@ -900,10 +433,11 @@ static const char *const sub_keys[SUB_K_N] = {
 	[SUB_K_SUPPRESS] = "suppress_redundant",
 };
 
-static int sub_mode(struct ctx *x, const struct node *n, enum cfg_sub_mode *m)
+static int sub_mode(struct ytree_ctx *x, const struct ytree_node *n,
+		    enum cfg_sub_mode *m)
 {
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "a string");
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_want_scalar(x, n, "a string");
 	if (rc)
 		return rc;
 	if (strcmp(n->str, "sample") == 0)
@@ -913,71 +447,74 @@ static int sub_mode(struct ctx *x, const struct node *n, enum cfg_sub_mode *m)
 	else if (strcmp(n->str, "target_defined") == 0)
 		*m = CFG_SUB_TARGET_DEFINED;
 	else
-		return fail(x, n,
-			    "expected sample, on_change or target_defined, "
-			    "not %s",
-			    quote(n, q, sizeof q));
+		return ytree_fail(
+		    x, n,
+		    "expected sample, on_change or target_defined, "
+		    "not %s",
+		    ytree_quote(n, q, sizeof q));
 	return 0;
 }
 
-static int sub_path(struct ctx *x, const struct node *n, char **out)
+static int sub_path(struct ytree_ctx *x, const struct ytree_node *n, char **out)
 {
 	struct gnmi_path gp;
 	char perr[160];
-	int rc = node_str(x, n, out);
+	int rc = ytree_str(x, n, out);
 	if (rc)
 		return rc;
 	if ((*out)[0] != '/')
-		return fail(x, n, "must start with '/'");
+		return ytree_fail(x, n, "must start with '/'");
 	if (gnmi_path_parse(*out, &gp, perr, sizeof perr))
-		return fail(x, n, "%s", perr);
+		return ytree_fail(x, n, "%s", perr);
 	gnmi_path_clear(&gp);
 	return 0;
 }
 
-static int parse_sub(struct ctx *x, struct cfg_gnmi_sub *s,
-		     const struct node *n)
+static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
+		     const struct ytree_node *n)
 {
-	struct fields f;
-	int rc = fields_get(x, n, sub_keys, SUB_K_N, &f);
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, sub_keys, SUB_K_N, &f);
 	if (rc)
 		return rc;
 	s->mode = CFG_SUB_SAMPLE;
-	if ((rc = need(x, &f, SUB_K_PATH)) ||
+	if ((rc = ytree_need(x, &f, SUB_K_PATH)) ||
 	    (rc = WITH_KEY(x, &f, SUB_K_PATH,
 			   sub_path(x, f.val[SUB_K_PATH], &s->path))) ||
 	    (rc = WITH_KEY(x, &f, SUB_K_ORIGIN,
-			   node_str(x, f.val[SUB_K_ORIGIN], &s->origin))) ||
+			   ytree_str(x, f.val[SUB_K_ORIGIN], &s->origin))) ||
 	    (rc = WITH_KEY(x, &f, SUB_K_MODE,
 			   sub_mode(x, f.val[SUB_K_MODE], &s->mode))) ||
 	    (rc = WITH_KEY(x, &f, SUB_K_SAMPLE,
-			   node_duration(x, f.val[SUB_K_SAMPLE], NS_PER_MS,
-					 &s->sample_interval_ns))) ||
+			   ytree_duration(x, f.val[SUB_K_SAMPLE], NS_PER_MS,
+					  UINT64_MAX, true,
+					  &s->sample_interval_ns))) ||
 	    (rc = WITH_KEY(x, &f, SUB_K_HEARTBEAT,
-			   node_duration(x, f.val[SUB_K_HEARTBEAT], 0,
-					 &s->heartbeat_interval_ns))) ||
+			   ytree_duration(x, f.val[SUB_K_HEARTBEAT], 0,
+					  UINT64_MAX, true,
+					  &s->heartbeat_interval_ns))) ||
 	    (rc = WITH_KEY(
 		 x, &f, SUB_K_SUPPRESS,
-		 node_bool(x, f.val[SUB_K_SUPPRESS], &s->suppress_redundant))))
+		 ytree_bool(x, f.val[SUB_K_SUPPRESS], &s->suppress_redundant))))
 		return rc;
 	return 0;
 }
 
-static int parse_subs(struct ctx *x, struct gnmi_profile *p,
-		      const struct node *n)
+static int parse_subs(struct ytree_ctx *x, struct gnmi_profile *p,
+		      const struct ytree_node *n)
 {
-	if (node_is_null(n))
+	if (ytree_is_null(n))
 		return 0;
-	if (n->kind != NODE_SEQ)
-		return fail(x, n, "expected a list");
+	if (n->kind != YTREE_SEQ)
+		return ytree_fail(x, n, "expected a list");
 	p->subs = xcalloc(n->n ? n->n : 1, sizeof *p->subs);
 	for (size_t i = 0; i < n->n; i++) {
-		size_t saved = path_index(x, i);
+		size_t saved = ytree_path_index(x, i);
 		p->n_subs++;
 		int rc = parse_sub(x, &p->subs[i], n->kids[i]);
 		if (rc)
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	return 0;
 }
@@ -1002,12 +539,13 @@ static const char *const map_keys[MAP_K_N] = {
 	[MAP_K_QUEUE] = "queue",
 };
 
-static int map_counter(struct ctx *x, const struct node *n, struct gp_map *m)
+static int map_counter(struct ytree_ctx *x, const struct ytree_node *n,
+		       struct gp_map *m)
 {
 	const char *names[FM_C__COUNT];
 	size_t nn = 0;
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "a counter name");
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_want_scalar(x, n, "a counter name");
 	if (rc)
 		return rc;
 	m->counter = fm_counter_by_name(n->str);
@@ -1016,50 +554,52 @@ static int map_counter(struct ctx *x, const struct node *n, struct gp_map *m)
 		return 0;
 	for (int i = FM_C_NONE + 1; i < FM_C__COUNT; i++)
 		names[nn++] = fm_counter_info((enum fm_counter)i)->name;
-	const char *best = closest(n->str, names, nn);
+	const char *best = ytree_closest(n->str, names, nn);
 	if (best)
-		return fail(x, n, "unknown counter %s (did you mean \"%s\"?)",
-			    quote(n, q, sizeof q), best);
-	return fail(x, n, "unknown counter %s (see daemon/counters.c)",
-		    quote(n, q, sizeof q));
+		return ytree_fail(x, n,
+				  "unknown counter %s (did you mean \"%s\"?)",
+				  ytree_quote(n, q, sizeof q), best);
+	return ytree_fail(x, n, "unknown counter %s (see daemon/counters.c)",
+			  ytree_quote(n, q, sizeof q));
 }
 
-static int map_scale(struct ctx *x, const struct node *n, double *out,
-		     bool zero_ok)
+static int map_scale(struct ytree_ctx *x, const struct ytree_node *n,
+		     double *out, bool zero_ok)
 {
-	char q[QUOTE_BUF];
+	char q[YTREE_QUOTE_BUF];
 	int rc = node_double(x, n, out);
 	if (rc)
 		return rc;
 	if (*out < 0 || (*out == 0 && !zero_ok))
-		return fail(x, n, "must be a %s number, not %s",
-			    zero_ok ? "non-negative" : "positive",
-			    quote(n, q, sizeof q));
+		return ytree_fail(x, n, "must be a %s number, not %s",
+				  zero_ok ? "non-negative" : "positive",
+				  ytree_quote(n, q, sizeof q));
 	return 0;
 }
 
-static int map_values(struct ctx *x, const struct node *n, struct gp_map *m)
+static int map_values(struct ytree_ctx *x, const struct ytree_node *n,
+		      struct gp_map *m)
 {
-	if (n->kind != NODE_MAP || n->n == 0)
-		return fail(x, n,
-			    "expected a mapping of strings to numbers "
-			    "(UP: 1)");
+	if (n->kind != YTREE_MAP || n->n == 0)
+		return ytree_fail(x, n,
+				  "expected a mapping of strings to numbers "
+				  "(UP: 1)");
 	m->values = xcalloc(n->n / 2, sizeof *m->values);
 	for (size_t i = 0; i + 1 < n->n; i += 2) {
-		const struct node *k = n->kids[i], *v = n->kids[i + 1];
-		int rc = want_scalar(x, k, "a string");
+		const struct ytree_node *k = n->kids[i], *v = n->kids[i + 1];
+		int rc = ytree_want_scalar(x, k, "a string");
 		if (rc)
 			return rc;
 		for (size_t j = 0; j < m->n_values; j++)
 			if (strcmp(m->values[j].name, k->str) == 0)
-				return fail(x, k, "duplicate value \"%s\"",
-					    k->str);
-		size_t saved = path_key(x, k->str);
+				return ytree_fail(
+				    x, k, "duplicate value \"%s\"", k->str);
+		size_t saved = ytree_path_key(x, k->str);
 		struct gp_value *gv = &m->values[m->n_values];
 		rc = node_double(x, v, &gv->value);
 		if (rc)
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 		gv->name = xstrdup(k->str);
 		m->n_values++;
 	}
@@ -1067,54 +607,57 @@ static int map_values(struct ctx *x, const struct node *n, struct gp_map *m)
 }
 
 /* Checks the captures of one pattern against its mapping's counter. */
-static int check_captures(struct ctx *x, const struct node *at,
+static int check_captures(struct ytree_ctx *x, const struct ytree_node *at,
 			  const struct gp_map *m, const unsigned seen[])
 {
 	for (int c = 0; c < GP_CAP_N; c++)
 		if (seen[c] > 1)
-			return fail(x, at, "{%s} is captured more than once",
-				    cap_names[c]);
+			return ytree_fail(x, at,
+					  "{%s} is captured more than once",
+					  cap_names[c]);
 	if (!m->info)
 		return 0;
 	if (!seen[GP_CAP_PORT])
-		return fail(x, at, "the pattern must capture {port}");
+		return ytree_fail(x, at, "the pattern must capture {port}");
 	enum fm_sub sub = m->info->sub;
 	if (seen[GP_CAP_PRIORITY] && sub != FM_SUB_PRIORITY)
-		return fail(x, at,
-			    "counter %s is not per priority: it cannot take "
-			    "{priority}",
-			    m->info->name);
+		return ytree_fail(
+		    x, at,
+		    "counter %s is not per priority: it cannot take "
+		    "{priority}",
+		    m->info->name);
 	if (seen[GP_CAP_QUEUE] && sub != FM_SUB_QUEUE)
-		return fail(x, at,
-			    "counter %s is not per queue: it cannot take "
-			    "{queue}",
-			    m->info->name);
+		return ytree_fail(x, at,
+				  "counter %s is not per queue: it cannot take "
+				  "{queue}",
+				  m->info->name);
 	if (sub == FM_SUB_PRIORITY && !seen[GP_CAP_PRIORITY] && m->priority < 0)
-		return fail(x, at,
-			    "counter %s is per priority: capture "
-			    "{priority} or set priority",
-			    m->info->name);
+		return ytree_fail(x, at,
+				  "counter %s is per priority: capture "
+				  "{priority} or set priority",
+				  m->info->name);
 	if (sub == FM_SUB_PRIORITY && seen[GP_CAP_PRIORITY] && m->priority >= 0)
-		return fail(x, at,
-			    "{priority} is captured and also set by "
-			    "priority");
+		return ytree_fail(x, at,
+				  "{priority} is captured and also set by "
+				  "priority");
 	if (sub == FM_SUB_QUEUE && !seen[GP_CAP_QUEUE] && !m->queue)
-		return fail(x, at,
-			    "counter %s is per queue: capture {queue} or "
-			    "set queue",
-			    m->info->name);
+		return ytree_fail(x, at,
+				  "counter %s is per queue: capture {queue} or "
+				  "set queue",
+				  m->info->name);
 	if (sub == FM_SUB_QUEUE && seen[GP_CAP_QUEUE] && m->queue)
-		return fail(x, at, "{queue} is captured and also set by queue");
+		return ytree_fail(x, at,
+				  "{queue} is captured and also set by queue");
 	return 0;
 }
 
-static int add_pattern(struct ctx *x, struct gnmi_profile *p,
-		       const struct node *n, const struct gp_map *m,
+static int add_pattern(struct ytree_ctx *x, struct gnmi_profile *p,
+		       const struct ytree_node *n, const struct gp_map *m,
 		       size_t map_idx)
 {
 	unsigned seen[GP_CAP_N] = { 0 };
 	char msg[256];
-	int rc = want_scalar(x, n, "a path pattern");
+	int rc = ytree_want_scalar(x, n, "a path pattern");
 	if (rc)
 		return rc;
 	p->pats = xreallocarray(p->pats, p->n_pats + 1, sizeof *p->pats);
@@ -1123,38 +666,38 @@ static int add_pattern(struct ctx *x, struct gnmi_profile *p,
 	/* map is set once every mapping is read (index_patterns) */
 	pat->map_idx = map_idx;
 	if (rc)
-		return fail(x, n, "%s", msg);
+		return ytree_fail(x, n, "%s", msg);
 	return check_captures(x, n, m, seen);
 }
 
-static int parse_map(struct ctx *x, struct gnmi_profile *p,
-		     const struct node *n, size_t idx)
+static int parse_map(struct ytree_ctx *x, struct gnmi_profile *p,
+		     const struct ytree_node *n, size_t idx)
 {
 	struct gp_map *m = &p->maps[idx];
-	struct fields f;
+	struct ytree_fields f;
 	bool ignore = false;
 	unsigned long ul;
-	int rc = fields_get(x, n, map_keys, MAP_K_N, &f);
+	int rc = ytree_fields_get(x, n, map_keys, MAP_K_N, &f);
 	if (rc)
 		return rc;
 	m->priority = -1;
 	m->scale = 1;
 	m->width = 64;
 	m->line = n->line;
-	if ((rc = need(x, &f, MAP_K_PATH)) ||
+	if ((rc = ytree_need(x, &f, MAP_K_PATH)) ||
 	    (rc = WITH_KEY(x, &f, MAP_K_IGNORE,
-			   node_bool(x, f.val[MAP_K_IGNORE], &ignore))))
+			   ytree_bool(x, f.val[MAP_K_IGNORE], &ignore))))
 		return rc;
 	if (ignore) {
 		for (size_t i = 0; i < MAP_K_N; i++) {
 			if (i == MAP_K_PATH || i == MAP_K_IGNORE || !f.val[i])
 				continue;
-			path_key(x, map_keys[i]);
-			return fail(x, f.key[i],
-				    "an ignore entry takes only path");
+			ytree_path_key(x, map_keys[i]);
+			return ytree_fail(x, f.key[i],
+					  "an ignore entry takes only path");
 		}
 	} else {
-		if ((rc = need(x, &f, MAP_K_COUNTER)) ||
+		if ((rc = ytree_need(x, &f, MAP_K_COUNTER)) ||
 		    (rc = WITH_KEY(x, &f, MAP_K_COUNTER,
 				   map_counter(x, f.val[MAP_K_COUNTER], m))))
 			return rc;
@@ -1168,91 +711,94 @@ static int parse_map(struct ctx *x, struct gnmi_profile *p,
 		 map_scale(x, f.val[MAP_K_MAX_RATE], &m->max_rate, true))))
 		return rc;
 	if (f.val[MAP_K_WIDTH]) {
-		size_t saved = path_key(x, "width");
+		size_t saved = ytree_path_key(x, "width");
 		if ((rc = node_uint(x, f.val[MAP_K_WIDTH], 0, ULONG_MAX, &ul)))
 			return rc;
 		if (ul != 32 && ul != 64)
-			return fail(x, f.val[MAP_K_WIDTH],
-				    "must be 32 or 64, not %lu", ul);
+			return ytree_fail(x, f.val[MAP_K_WIDTH],
+					  "must be 32 or 64, not %lu", ul);
 		if (gauge)
-			return fail(x, f.val[MAP_K_WIDTH],
-				    "applies to counters only (%s is a "
-				    "gauge)",
-				    m->info->name);
+			return ytree_fail(x, f.val[MAP_K_WIDTH],
+					  "applies to counters only (%s is a "
+					  "gauge)",
+					  m->info->name);
 		m->width = (uint8_t)ul;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	if (f.val[MAP_K_MAX_RATE] && gauge) {
-		path_key(x, "max_rate");
-		return fail(x, f.val[MAP_K_MAX_RATE],
-			    "applies to counters only (%s is a gauge)",
-			    m->info->name);
+		ytree_path_key(x, "max_rate");
+		return ytree_fail(x, f.val[MAP_K_MAX_RATE],
+				  "applies to counters only (%s is a gauge)",
+				  m->info->name);
 	}
 	if (f.val[MAP_K_VALUES]) {
-		size_t saved = path_key(x, "values");
+		size_t saved = ytree_path_key(x, "values");
 		if (!gauge)
-			return fail(x, f.val[MAP_K_VALUES],
-				    "applies to gauges only (%s is a counter)",
-				    m->info->name);
+			return ytree_fail(
+			    x, f.val[MAP_K_VALUES],
+			    "applies to gauges only (%s is a counter)",
+			    m->info->name);
 		if ((rc = map_values(x, f.val[MAP_K_VALUES], m)))
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	if (f.val[MAP_K_PRIORITY]) {
-		size_t saved = path_key(x, "priority");
+		size_t saved = ytree_path_key(x, "priority");
 		if ((rc = node_uint(x, f.val[MAP_K_PRIORITY], 0, 7, &ul)))
 			return rc;
 		if (m->info->sub != FM_SUB_PRIORITY)
-			return fail(x, f.val[MAP_K_PRIORITY],
-				    "counter %s is not per priority",
-				    m->info->name);
+			return ytree_fail(x, f.val[MAP_K_PRIORITY],
+					  "counter %s is not per priority",
+					  m->info->name);
 		m->priority = (int)ul;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	if (f.val[MAP_K_QUEUE]) {
-		size_t saved = path_key(x, "queue");
-		if ((rc = node_str(x, f.val[MAP_K_QUEUE], &m->queue)))
+		size_t saved = ytree_path_key(x, "queue");
+		if ((rc = ytree_str(x, f.val[MAP_K_QUEUE], &m->queue)))
 			return rc;
 		if (m->info->sub != FM_SUB_QUEUE)
-			return fail(x, f.val[MAP_K_QUEUE],
-				    "counter %s is not per queue",
-				    m->info->name);
+			return ytree_fail(x, f.val[MAP_K_QUEUE],
+					  "counter %s is not per queue",
+					  m->info->name);
 		if (strlen(m->queue) >= LABEL_MAX)
-			return fail(x, f.val[MAP_K_QUEUE], "is too long");
-		path_cut(x, saved);
+			return ytree_fail(x, f.val[MAP_K_QUEUE], "is too long");
+		ytree_path_cut(x, saved);
 	}
 
-	const struct node *pn = f.val[MAP_K_PATH];
-	size_t saved = path_key(x, "path");
-	if (pn->kind == NODE_SEQ) {
+	const struct ytree_node *pn = f.val[MAP_K_PATH];
+	size_t saved = ytree_path_key(x, "path");
+	if (pn->kind == YTREE_SEQ) {
 		if (pn->n == 0)
-			return fail(x, pn, "expected at least one pattern");
+			return ytree_fail(x, pn,
+					  "expected at least one pattern");
 		for (size_t i = 0; i < pn->n; i++) {
-			size_t s2 = path_index(x, i);
+			size_t s2 = ytree_path_index(x, i);
 			if ((rc = add_pattern(x, p, pn->kids[i], m, idx)))
 				return rc;
-			path_cut(x, s2);
+			ytree_path_cut(x, s2);
 		}
 	} else if ((rc = add_pattern(x, p, pn, m, idx))) {
 		return rc;
 	}
-	path_cut(x, saved);
+	ytree_path_cut(x, saved);
 	return 0;
 }
 
-static int parse_maps(struct ctx *x, struct gnmi_profile *p,
-		      const struct node *n)
+static int parse_maps(struct ytree_ctx *x, struct gnmi_profile *p,
+		      const struct ytree_node *n)
 {
-	if (n->kind != NODE_SEQ || n->n == 0)
-		return fail(x, n, "expected a non-empty list of mappings");
+	if (n->kind != YTREE_SEQ || n->n == 0)
+		return ytree_fail(x, n,
+				  "expected a non-empty list of mappings");
 	p->maps = xcalloc(n->n, sizeof *p->maps);
 	for (size_t i = 0; i < n->n; i++) {
-		size_t saved = path_index(x, i);
+		size_t saved = ytree_path_index(x, i);
 		p->n_maps++;
 		int rc = parse_map(x, p, n->kids[i], i);
 		if (rc)
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	return 0;
 }
@@ -1281,32 +827,33 @@ static const char *const top_keys[TOP_K_N] = {
 	[TOP_K_MAPPINGS] = "mappings",
 };
 
-static int parse_top(struct ctx *x, struct gnmi_profile *p,
-		     const struct node *root)
+static int parse_top(struct ytree_ctx *x, struct gnmi_profile *p,
+		     const struct ytree_node *root)
 {
-	struct fields f;
-	int rc = fields_get(x, root, top_keys, TOP_K_N, &f);
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, root, top_keys, TOP_K_N, &f);
 	if (rc)
 		return rc;
-	if ((rc = need(x, &f, TOP_K_NAME)) ||
+	if ((rc = ytree_need(x, &f, TOP_K_NAME)) ||
 	    (rc = WITH_KEY(x, &f, TOP_K_NAME,
-			   node_str(x, f.val[TOP_K_NAME], &p->name))))
+			   ytree_str(x, f.val[TOP_K_NAME], &p->name))))
 		return rc;
 	if (!valid_name(p->name)) {
-		path_key(x, "name");
-		return fail(x, f.val[TOP_K_NAME],
-			    "use letters, digits, '_', '.' and '-' (at most "
-			    "%d)",
-			    NAME_MAX_LEN);
+		ytree_path_key(x, "name");
+		return ytree_fail(
+		    x, f.val[TOP_K_NAME],
+		    "use letters, digits, '_', '.' and '-' (at most "
+		    "%d)",
+		    NAME_MAX_LEN);
 	}
 	if ((rc = WITH_KEY(
 		 x, &f, TOP_K_DESCRIPTION,
-		 node_str(x, f.val[TOP_K_DESCRIPTION], &p->description))) ||
+		 ytree_str(x, f.val[TOP_K_DESCRIPTION], &p->description))) ||
 	    (rc = WITH_KEY(x, &f, TOP_K_TARGET,
-			   node_str(x, f.val[TOP_K_TARGET], &p->target))) ||
+			   ytree_str(x, f.val[TOP_K_TARGET], &p->target))) ||
 	    (rc = WITH_KEY(x, &f, TOP_K_SUBSCRIPTIONS,
 			   parse_subs(x, p, f.val[TOP_K_SUBSCRIPTIONS]))) ||
-	    (rc = need(x, &f, TOP_K_MAPPINGS)) ||
+	    (rc = ytree_need(x, &f, TOP_K_MAPPINGS)) ||
 	    (rc = WITH_KEY(x, &f, TOP_K_MAPPINGS,
 			   parse_maps(x, p, f.val[TOP_K_MAPPINGS]))))
 		return rc;
@@ -1334,23 +881,23 @@ struct gnmi_profile *gnmi_profile_load_buffer(const char *name, const char *buf,
 					      size_t len, char *err,
 					      size_t errlen)
 {
-	struct ctx x = { .name = name, .err = err, .errlen = errlen };
-	struct node *root = NULL;
+	struct ytree_ctx x = { .name = name,
+			       .err = err,
+			       .errlen = errlen,
+			       .flags = PROFILE_YTREE_FLAGS,
+			       .path_size = 256 };
+	struct ytree_node *root = NULL;
 	struct gnmi_profile *p;
 
 	if (err && errlen)
 		err[0] = '\0';
 
-	if (len > PROFILE_MAX_BYTES) {
-		fail_file(&x, "file is larger than %d bytes",
-			  PROFILE_MAX_BYTES);
+	if (ytree_load(&x, buf, len, PROFILE_MAX_BYTES, PROFILE_MAX_DEPTH,
+		       &root))
 		return NULL;
-	}
-	if (tree_parse(&x, buf, len, &root))
-		return NULL;
-	if (!root || node_is_null(root)) {
-		fail_file(&x, "empty profile");
-		node_free(root);
+	if (!root || ytree_is_null(root)) {
+		ytree_fail_file(&x, "empty profile");
+		ytree_free(root);
 		return NULL;
 	}
 	p = xcalloc(1, sizeof *p);
@@ -1360,14 +907,18 @@ struct gnmi_profile *gnmi_profile_load_buffer(const char *name, const char *buf,
 	} else {
 		index_patterns(p);
 	}
-	node_free(root);
+	ytree_free(root);
 	return p;
 }
 
 struct gnmi_profile *gnmi_profile_load(const char *path, char *err,
 				       size_t errlen)
 {
-	struct ctx x = { .name = path, .err = err, .errlen = errlen };
+	struct ytree_ctx x = { .name = path,
+			       .err = err,
+			       .errlen = errlen,
+			       .flags = PROFILE_YTREE_FLAGS,
+			       .path_size = 256 };
 	struct gnmi_profile *p = NULL;
 	char eb[128], *buf;
 	size_t len = 0;
@@ -1377,8 +928,8 @@ struct gnmi_profile *gnmi_profile_load(const char *path, char *err,
 		err[0] = '\0';
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		fail_file(&x, "cannot open: %s",
-			  strerror_r(errno, eb, sizeof eb));
+		ytree_fail_file(&x, "cannot open: %s",
+				strerror_r(errno, eb, sizeof eb));
 		return NULL;
 	}
 	/* One byte past the limit tells "too large" from "exactly full". */
@@ -1388,8 +939,8 @@ struct gnmi_profile *gnmi_profile_load(const char *path, char *err,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			fail_file(&x, "cannot read: %s",
-				  strerror_r(errno, eb, sizeof eb));
+			ytree_fail_file(&x, "cannot read: %s",
+					strerror_r(errno, eb, sizeof eb));
 			goto out;
 		}
 		if (r == 0)

@@ -2,7 +2,7 @@
  * sim_topo: loads, generates and writes fabsim's fabric (see topo.h and
  * doc/fabsim-topology.md).
  *
- * Three stages. A file is parsed by libyaml's event API into a small
+ * Three stages. A file is parsed by ytree_load() (daemon/ytree.h) into a
  * private tree (bounded in bytes and depth, no anchors or aliases, one
  * document), the tree is checked into a "spec" (the fabric as written:
  * defaults, tiers counted or listed, explicit links with their places in
@@ -22,6 +22,7 @@
 #include "topo.h"
 
 #include "mem.h"
+#include "ytree.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -30,10 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 
-#define QUOTE_MAX   64	    /* characters of a value shown in a message */
-#define MAX_KEYS    12	    /* keys of the largest mapping (the top level) */
 #define FIRST_MAX   1000000 /* largest "first" of a counted tier */
 #define NO_ITEM	    SIZE_MAX
 #define NONE	    SIZE_MAX
@@ -417,497 +415,72 @@ static void pattern_expand(const char *pat, unsigned num, char *buf, size_t len)
 }
 
 /*
- * Messages.
+ * Reading the tree (daemon/ytree.h) the way topology files always have.
  */
 
-struct ctx {
-	const char *name; /* the file; NULL for a generated fabric */
-	char *err;
-	size_t errlen;
-	char path[256];
-	size_t plen;
-};
+/* Range errors quote the value, and "-1" is out of range. */
+#define TOPO_YTREE_FLAGS (YTREE_QUOTE_RANGE | YTREE_MINUS_OUT_OF_RANGE)
+#define TOPO_PATH_SIZE	 256
 
-static void sanitize(char *s)
+/* Like ytree_fields_get(), but a null value is not an empty mapping. */
+static int map_fields(struct ytree_ctx *x, const struct ytree_node *map,
+		      const char *const *keys, size_t n, struct ytree_fields *f)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	if (map->kind != YTREE_MAP)
+		return ytree_fail(x, map, "expected a mapping");
+	return ytree_fields_get(x, map, keys, n, f);
 }
 
-__attribute__((format(printf, 5, 0))) static void
-fail_vat(struct ctx *x, unsigned line, unsigned col, bool with_path,
-	 const char *fmt, va_list ap)
+static int node_uint(struct ytree_ctx *x, const struct ytree_node *n,
+		     unsigned min, unsigned max, unsigned *out)
 {
-	char msg[512];
-	if (!x->err || !x->errlen)
-		return;
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (!x->name)
-		snprintf(x->err, x->errlen, "%s", msg);
-	else if (line && with_path && x->plen)
-		snprintf(x->err, x->errlen, "%s:%u:%u: %s: %s", x->name, line,
-			 col, x->path, msg);
-	else if (line)
-		snprintf(x->err, x->errlen, "%s:%u:%u: %s", x->name, line, col,
-			 msg);
-	else
-		snprintf(x->err, x->errlen, "%s: %s", x->name, msg);
-	sanitize(x->err);
-}
-
-/* An error at line:col about the current key path; returns -EINVAL. */
-__attribute__((format(printf, 4, 5))) static int
-fail_pos(struct ctx *x, unsigned line, unsigned col, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, line, col, true, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* An error at a position that has no key path (syntax, structure). */
-__attribute__((format(printf, 4, 5))) static int
-fail_at(struct ctx *x, unsigned line, unsigned col, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, line, col, false, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* An error about the whole file, or about a generated fabric. */
-__attribute__((format(printf, 2, 3))) static int fail_file(struct ctx *x,
-							   const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, 0, 0, false, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static size_t path_key(struct ctx *x, const char *key)
-{
-	size_t saved = x->plen;
-	int n = snprintf(x->path + x->plen, sizeof x->path - x->plen, "%s%s",
-			 x->plen ? "." : "", key);
-	if (n > 0)
-		x->plen += (size_t)n;
-	if (x->plen >= sizeof x->path)
-		x->plen = sizeof x->path - 1;
-	return saved;
-}
-
-static size_t path_index(struct ctx *x, size_t i)
-{
-	size_t saved = x->plen;
-	int n =
-	    snprintf(x->path + x->plen, sizeof x->path - x->plen, "[%zu]", i);
-	if (n > 0)
-		x->plen += (size_t)n;
-	if (x->plen >= sizeof x->path)
-		x->plen = sizeof x->path - 1;
-	return saved;
-}
-
-static void path_cut(struct ctx *x, size_t saved)
-{
-	x->plen = saved;
-	x->path[saved] = '\0';
-}
-
-/*
- * The first pass: libyaml events to a tree.
- */
-
-enum yk { YK_SCALAR, YK_MAP, YK_SEQ };
-
-struct yn {
-	enum yk kind;
-	unsigned line, col; /* 1-based */
-	char *str;	    /* scalar: NUL-terminated, may hold a NUL */
-	size_t len;
-	bool plain;
-	struct yn **kids; /* mapping: key, value...; sequence: items */
-	size_t n, cap;
-};
-
-static void yn_free(struct yn *n)
-{
-	if (!n)
-		return;
-	for (size_t i = 0; i < n->n; i++)
-		yn_free(n->kids[i]);
-	free(n->kids);
-	free(n->str);
-	free(n);
-}
-
-static bool yn_null(const struct yn *n)
-{
-	if (n->kind != YK_SCALAR || !n->plain)
-		return false;
-	return n->len == 0 || strcmp(n->str, "~") == 0 ||
-	       strcmp(n->str, "null") == 0 || strcmp(n->str, "Null") == 0 ||
-	       strcmp(n->str, "NULL") == 0;
-}
-
-static struct yn *yn_new(enum yk kind, yaml_mark_t mark)
-{
-	struct yn *n = xcalloc(1, sizeof *n);
-	n->kind = kind;
-	n->line = (unsigned)mark.line + 1;
-	n->col = (unsigned)mark.column + 1;
-	return n;
-}
-
-static void yn_add(struct yn *parent, struct yn *kid)
-{
-	if (parent->n == parent->cap) {
-		parent->cap = parent->cap ? 2 * parent->cap : 4;
-		parent->kids = xreallocarray(parent->kids, parent->cap,
-					     sizeof *parent->kids);
-	}
-	parent->kids[parent->n++] = kid;
-}
-
-static int yaml_fail(struct ctx *x, const yaml_parser_t *p, const char *buf,
-		     size_t len)
-{
-	const char *problem = p->problem ? p->problem : "YAML syntax error";
-	unsigned line = 1, col = 1;
-
-	switch (p->error) {
-	case YAML_MEMORY_ERROR:
-		return fail_file(x, "out of memory while parsing");
-	case YAML_READER_ERROR:
-		/* Reader errors carry only a byte offset. */
-		for (size_t i = 0; i < p->problem_offset && i < len; i++) {
-			if (buf[i] == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
-		return fail_at(x, line, col, "%s", problem);
-	default:
-		line = (unsigned)p->problem_mark.line + 1;
-		col = (unsigned)p->problem_mark.column + 1;
-		if (p->context)
-			return fail_at(x, line, col, "%s (%s at %u:%u)",
-				       problem, p->context,
-				       (unsigned)p->context_mark.line + 1,
-				       (unsigned)p->context_mark.column + 1);
-		return fail_at(x, line, col, "%s", problem);
-	}
-}
-
-static const yaml_char_t *event_anchor(const yaml_event_t *ev)
-{
-	switch (ev->type) {
-	case YAML_SCALAR_EVENT:
-		return ev->data.scalar.anchor;
-	case YAML_SEQUENCE_START_EVENT:
-		return ev->data.sequence_start.anchor;
-	case YAML_MAPPING_START_EVENT:
-		return ev->data.mapping_start.anchor;
-	default:
-		return NULL;
-	}
-}
-
-static int tree_event(struct ctx *x, const yaml_event_t *ev, struct yn **stack,
-		      int *depth, struct yn **root, int *docs)
-{
-	unsigned line = (unsigned)ev->start_mark.line + 1;
-	unsigned col = (unsigned)ev->start_mark.column + 1;
-	struct yn *n;
-
-	/* Aliases would let a small file expand into a huge fabric. */
-	if (ev->type == YAML_ALIAS_EVENT || event_anchor(ev))
-		return fail_at(x, line, col,
-			       "anchors and aliases are not supported");
-	switch (ev->type) {
-	case YAML_DOCUMENT_START_EVENT:
-		if (++*docs > 1)
-			return fail_at(x, line, col,
-				       "only one YAML document is allowed");
-		return 0;
-	case YAML_SCALAR_EVENT:
-		n = yn_new(YK_SCALAR, ev->start_mark);
-		n->len = ev->data.scalar.length;
-		n->str = xmalloc(n->len + 1);
-		memcpy(n->str, ev->data.scalar.value, n->len);
-		n->str[n->len] = '\0';
-		n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-		break;
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT:
-		if (*depth >= SIM_TOPO_MAX_DEPTH)
-			return fail_at(x, line, col,
-				       "nested deeper than %d levels",
-				       SIM_TOPO_MAX_DEPTH);
-		n = yn_new(ev->type == YAML_MAPPING_START_EVENT ? YK_MAP
-								: YK_SEQ,
-			   ev->start_mark);
-		break;
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		if (*depth > 0)
-			(*depth)--;
-		return 0;
-	default:
-		return 0;
-	}
-	if (*depth > 0)
-		yn_add(stack[*depth - 1], n);
-	else
-		*root = n;
-	if (n->kind != YK_SCALAR)
-		stack[(*depth)++] = n;
-	return 0;
-}
-
-static int tree_parse(struct ctx *x, const char *buf, size_t len,
-		      struct yn **root)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	struct yn *stack[SIM_TOPO_MAX_DEPTH];
-	int depth = 0, docs = 0, rc = 0;
-	bool done = false;
-
-	*root = NULL;
-	if (!yaml_parser_initialize(&p))
-		return fail_file(x, "out of memory while parsing");
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	while (!done && rc == 0) {
-		if (!yaml_parser_parse(&p, &ev)) {
-			rc = yaml_fail(x, &p, buf, len);
-			break;
-		}
-		rc = tree_event(x, &ev, stack, &depth, root, &docs);
-		done = ev.type == YAML_STREAM_END_EVENT;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&p);
-	if (rc) {
-		yn_free(*root);
-		*root = NULL;
-	}
+	uint64_t v;
+	int rc = ytree_uint(x, n, min, max, &v);
+	if (rc == 0)
+		*out = (unsigned)v;
 	return rc;
 }
 
-/*
- * The second pass: typed access to the tree.
- */
-
-#define QUOTE_BUF (QUOTE_MAX + 8)
-
-static const char *quote(const struct yn *n, char *buf, size_t len)
+static int node_speed(struct ytree_ctx *x, const struct ytree_node *n,
+		      unsigned *out)
 {
-	if (n->len > QUOTE_MAX)
-		snprintf(buf, len, "\"%.*s...\"", QUOTE_MAX, n->str);
-	else
-		snprintf(buf, len, "\"%s\"", n->str);
-	return buf;
-}
-
-/* An error at node n about the current key path; returns -EINVAL. */
-__attribute__((format(printf, 3, 4))) static int
-fail(struct ctx *x, const struct yn *n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fail_vat(x, n->line, n->col, true, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static const char *kind_of(const struct yn *n)
-{
-	if (n->kind == YK_MAP)
-		return "a mapping";
-	if (n->kind == YK_SEQ)
-		return "a list";
-	return "an empty value";
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[QUOTE_MAX + 1];
-	if (la > QUOTE_MAX || lb > QUOTE_MAX)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-/* The values of one mapping, indexed like its table of keys. */
-struct fields {
-	const struct yn *map;
-	const char *const *keys;
-	size_t n;
-	const struct yn *key[MAX_KEYS];
-	const struct yn *val[MAX_KEYS];
-};
-
-static int unknown_key(struct ctx *x, const struct yn *k,
-		       const char *const *keys, size_t n)
-{
-	const char *best = NULL;
-	size_t best_d = 3; /* suggest close matches only */
-	char q[QUOTE_BUF];
-
-	if (strlen(k->str) == k->len) {
-		for (size_t i = 0; i < n; i++) {
-			size_t d = edit_distance(k->str, keys[i]);
-			if (d < best_d && d < strlen(keys[i])) {
-				best_d = d;
-				best = keys[i];
-			}
-		}
-	}
-	snprintf(q, sizeof q, "%.*s%s", QUOTE_MAX, k->str,
-		 k->len > QUOTE_MAX ? "..." : "");
-	path_key(x, q);
-	if (best)
-		return fail(x, k, "unknown key (did you mean \"%s\"?)", best);
-	return fail(x, k, "unknown key");
-}
-
-static int fields_get(struct ctx *x, const struct yn *map,
-		      const char *const *keys, size_t n, struct fields *f)
-{
-	memset(f, 0, sizeof *f);
-	f->map = map;
-	f->keys = keys;
-	f->n = n;
-	if (map->kind != YK_MAP)
-		return fail(x, map, "expected a mapping");
-	for (size_t i = 0; i + 1 < map->n; i += 2) {
-		const struct yn *k = map->kids[i];
-		size_t j;
-		if (k->kind != YK_SCALAR)
-			return fail(x, k, "keys must be plain strings, not %s",
-				    kind_of(k));
-		for (j = 0; j < n; j++)
-			if (strlen(keys[j]) == k->len &&
-			    memcmp(keys[j], k->str, k->len) == 0)
-				break;
-		if (j == n)
-			return unknown_key(x, k, keys, n);
-		if (f->key[j]) {
-			path_key(x, keys[j]);
-			return fail(x, k, "duplicate key (first at %u:%u)",
-				    f->key[j]->line, f->key[j]->col);
-		}
-		f->key[j] = k;
-		f->val[j] = map->kids[i + 1];
-	}
-	return 0;
-}
-
-static int need(struct ctx *x, const struct fields *f, size_t i)
-{
-	if (f->val[i])
-		return 0;
-	return fail(x, f->map, "missing required key \"%s\"", f->keys[i]);
-}
-
-static int want_scalar(struct ctx *x, const struct yn *n, const char *what)
-{
-	if (n->kind != YK_SCALAR)
-		return fail(x, n, "expected %s, not %s", what, kind_of(n));
-	if (yn_null(n))
-		return fail(x, n, "missing value (expected %s)", what);
-	if (strlen(n->str) != n->len)
-		return fail(x, n, "must not contain a NUL character");
-	return 0;
-}
-
-static int node_uint(struct ctx *x, const struct yn *n, unsigned min,
-		     unsigned max, unsigned *out)
-{
-	char q[QUOTE_BUF];
-	unsigned long long v = 0;
-	int rc = want_scalar(x, n, "a number");
-	if (rc)
-		return rc;
-	/* A minus sign is read so that -1 is "out of range", not "not a
-	   number"; the digits saturate rather than overflow. */
-	const char *s = n->str + (n->str[0] == '-');
-	if (!isdigit((unsigned char)*s) || s[strspn(s, "0123456789")])
-		return fail(x, n, "expected a number, not %s",
-			    quote(n, q, sizeof q));
-	for (; *s; s++) {
-		v = v * 10 + (unsigned long long)(*s - '0');
-		if (v > UINT32_MAX)
-			v = UINT32_MAX + 1ULL;
-	}
-	if (n->str[0] == '-' || v < min || v > max)
-		return fail(x, n, "must be between %u and %u, not %s", min, max,
-			    quote(n, q, sizeof q));
-	*out = (unsigned)v;
-	return 0;
-}
-
-static int node_speed(struct ctx *x, const struct yn *n, unsigned *out)
-{
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "a speed");
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_want_scalar(x, n, "a speed");
 	if (rc)
 		return rc;
 	if (sim_topo_parse_speed(n->str, out) == 0)
 		return 0;
-	return fail(x, n,
-		    "%s is not a supported speed (100G, 200G, 400G or 800G)",
-		    quote(n, q, sizeof q));
+	return ytree_fail(
+	    x, n, "%s is not a supported speed (100G, 200G, 400G or 800G)",
+	    ytree_quote(n, q, sizeof q));
 }
 
-static int node_flavour(struct ctx *x, const struct yn *n, enum sim_flavour *f)
+static int node_flavour(struct ytree_ctx *x, const struct ytree_node *n,
+			enum sim_flavour *f)
 {
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "a flavour");
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_want_scalar(x, n, "a flavour");
 	if (rc)
 		return rc;
 	if (sim_topo_parse_flavour(n->str, f) == 0)
 		return 0;
-	return fail(x, n, "expected sonic, arista or openconfig, not %s",
-		    quote(n, q, sizeof q));
+	return ytree_fail(x, n, "expected sonic, arista or openconfig, not %s",
+			  ytree_quote(n, q, sizeof q));
 }
 
-static int node_name(struct ctx *x, const struct yn *n)
+static int node_name(struct ytree_ctx *x, const struct ytree_node *n)
 {
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "a node name");
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_want_scalar(x, n, "a node name");
 	if (rc)
 		return rc;
 	if (valid_name(n->str, n->len))
 		return 0;
-	return fail(x, n,
-		    "%s is not a valid node name (1 to %d characters of A-Z "
-		    "a-z 0-9 . _ -)",
-		    quote(n, q, sizeof q), SIM_TOPO_NAME_MAX);
+	return ytree_fail(
+	    x, n,
+	    "%s is not a valid node name (1 to %d characters of A-Z "
+	    "a-z 0-9 . _ -)",
+	    ytree_quote(n, q, sizeof q), SIM_TOPO_NAME_MAX);
 }
 
 /*
@@ -915,36 +488,25 @@ static int node_name(struct ctx *x, const struct yn *n)
  * names the key while its value is checked.
  */
 
-static int opt_uint(struct ctx *x, const struct fields *f, size_t i,
-		    unsigned min, unsigned max, unsigned *out)
+static int opt_speed(struct ytree_ctx *x, const struct ytree_fields *f,
+		     size_t i, unsigned *out)
 {
 	if (!f->val[i])
 		return 0;
-	size_t saved = path_key(x, f->keys[i]);
-	int rc = node_uint(x, f->val[i], min, max, out);
-	path_cut(x, saved);
-	return rc;
-}
-
-static int opt_speed(struct ctx *x, const struct fields *f, size_t i,
-		     unsigned *out)
-{
-	if (!f->val[i])
-		return 0;
-	size_t saved = path_key(x, f->keys[i]);
+	size_t saved = ytree_path_key(x, f->keys[i]);
 	int rc = node_speed(x, f->val[i], out);
-	path_cut(x, saved);
+	ytree_path_cut(x, saved);
 	return rc;
 }
 
-static int opt_flavour(struct ctx *x, const struct fields *f, size_t i,
-		       enum sim_flavour *out)
+static int opt_flavour(struct ytree_ctx *x, const struct ytree_fields *f,
+		       size_t i, enum sim_flavour *out)
 {
 	if (!f->val[i])
 		return 0;
-	size_t saved = path_key(x, f->keys[i]);
+	size_t saved = ytree_path_key(x, f->keys[i]);
 	int rc = node_flavour(x, f->val[i], out);
-	path_cut(x, saved);
+	ytree_path_cut(x, saved);
 	return rc;
 }
 
@@ -952,35 +514,38 @@ static int opt_flavour(struct ctx *x, const struct fields *f, size_t i,
  * Sections. Each takes its node with the path already pointing at it.
  */
 
-static int parse_priorities(struct ctx *x, struct spec *s, const struct yn *n)
+static int parse_priorities(struct ytree_ctx *x, struct spec *s,
+			    const struct ytree_node *n)
 {
 	uint8_t mask = 0;
-	if (yn_null(n)) {
+	if (ytree_is_null(n)) {
 		s->lossless = 0;
 		return 0;
 	}
-	if (n->kind != YK_SEQ)
-		return fail(x, n, "expected a list of priorities (0 to 7)");
+	if (n->kind != YTREE_SEQ)
+		return ytree_fail(x, n,
+				  "expected a list of priorities (0 to 7)");
 	for (size_t i = 0; i < n->n; i++) {
 		unsigned p;
-		size_t saved = path_index(x, i);
+		size_t saved = ytree_path_index(x, i);
 		int rc = node_uint(x, n->kids[i], 0, 7, &p);
 		if (rc)
 			return rc;
 		if (mask & (1u << p))
-			return fail(x, n->kids[i],
-				    "priority %u is listed twice", p);
+			return ytree_fail(x, n->kids[i],
+					  "priority %u is listed twice", p);
 		mask |= (uint8_t)(1u << p);
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	s->lossless = mask;
 	return 0;
 }
 
-static int parse_wiring(struct ctx *x, struct spec *s, const struct yn *n)
+static int parse_wiring(struct ytree_ctx *x, struct spec *s,
+			const struct ytree_node *n)
 {
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "rail or none");
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_want_scalar(x, n, "rail or none");
 	if (rc)
 		return rc;
 	if (strcmp(n->str, "rail") == 0)
@@ -988,40 +553,40 @@ static int parse_wiring(struct ctx *x, struct spec *s, const struct yn *n)
 	else if (strcmp(n->str, "none") == 0)
 		s->rail = false;
 	else
-		return fail(x, n, "expected rail or none, not %s",
-			    quote(n, q, sizeof q));
+		return ytree_fail(x, n, "expected rail or none, not %s",
+				  ytree_quote(n, q, sizeof q));
 	return 0;
 }
 
 /* One flavour, or a non-empty list of them handed out round-robin. */
-static int parse_flavours(struct ctx *x, struct spec_tier *t,
-			  const struct yn *n)
+static int parse_flavours(struct ytree_ctx *x, struct spec_tier *t,
+			  const struct ytree_node *n)
 {
-	if (n->kind != YK_SEQ) {
+	if (n->kind != YTREE_SEQ) {
 		t->n_flavours = 1;
 		return node_flavour(x, n, &t->flavours[0]);
 	}
 	if (n->n == 0 || n->n > SIM_TOPO_MAX_FLAVOURS)
-		return fail(x, n, "expected 1 to %d flavours, not %zu",
-			    SIM_TOPO_MAX_FLAVOURS, n->n);
+		return ytree_fail(x, n, "expected 1 to %d flavours, not %zu",
+				  SIM_TOPO_MAX_FLAVOURS, n->n);
 	for (size_t i = 0; i < n->n; i++) {
-		size_t saved = path_index(x, i);
+		size_t saved = ytree_path_index(x, i);
 		int rc = node_flavour(x, n->kids[i], &t->flavours[i]);
 		if (rc)
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	t->n_flavours = n->n;
 	return 0;
 }
 
-static int check_total(struct ctx *x, const struct spec *s, const struct yn *n,
-		       size_t more)
+static int check_total(struct ytree_ctx *x, const struct spec *s,
+		       const struct ytree_node *n, size_t more)
 {
 	if (s->n_nodes + more <= SIM_TOPO_MAX_NODES)
 		return 0;
-	return fail(x, n, "the fabric would have more than %d nodes",
-		    SIM_TOPO_MAX_NODES);
+	return ytree_fail(x, n, "the fabric would have more than %d nodes",
+			  SIM_TOPO_MAX_NODES);
 }
 
 enum { CK_COUNT, CK_NAME, CK_FIRST, CK_FLAVOUR, CK_SPEED, CK_PORTS, CK_N };
@@ -1035,74 +600,76 @@ static const char *const counted_host_keys[] = { "count", "name", "first",
 						 "speed" };
 enum { CHK_COUNT, CHK_NAME, CHK_FIRST, CHK_SPEED, CHK_N };
 
-static int parse_counted(struct ctx *x, struct spec *s, enum sim_node_kind kind,
-			 const struct yn *n)
+static int parse_counted(struct ytree_ctx *x, struct spec *s,
+			 enum sim_node_kind kind, const struct ytree_node *n)
 {
 	struct spec_tier *t = &s->tier[kind];
 	bool host = kind == SIM_NODE_HOST;
-	const struct yn *name_val, *count_val;
-	struct fields f;
-	char q[QUOTE_BUF], buf[128];
+	const struct ytree_node *name_val, *count_val;
+	struct ytree_fields f;
+	char q[YTREE_QUOTE_BUF], buf[128];
 	size_t pre;
 	unsigned width;
 	const char *suffix;
 	int rc;
 
 	if (host)
-		rc = fields_get(x, n, counted_host_keys, CHK_N, &f);
+		rc = map_fields(x, n, counted_host_keys, CHK_N, &f);
 	else
-		rc = fields_get(x, n, counted_keys, CK_N, &f);
-	if (rc || (rc = need(x, &f, CK_COUNT)))
+		rc = map_fields(x, n, counted_keys, CK_N, &f);
+	if (rc || (rc = ytree_need(x, &f, CK_COUNT)))
 		return rc;
 	t->counted = true;
 	count_val = f.val[CK_COUNT];
 	t->line = count_val->line;
 	t->col = count_val->col;
-	if ((rc =
-		 opt_uint(x, &f, CK_COUNT, 1, SIM_TOPO_MAX_NODES, &t->count)) ||
-	    (rc = opt_uint(x, &f, CK_FIRST, 0, FIRST_MAX, &t->first)))
+	if ((rc = ytree_opt_uint(x, &f, CK_COUNT, 1, SIM_TOPO_MAX_NODES,
+				 &t->count)) ||
+	    (rc = ytree_opt_uint(x, &f, CK_FIRST, 0, FIRST_MAX, &t->first)))
 		return rc;
 	if (host) {
 		if ((rc = opt_speed(x, &f, CHK_SPEED, &t->speed)))
 			return rc;
 	} else {
 		if (f.val[CK_FLAVOUR]) {
-			size_t saved = path_key(x, "flavour");
+			size_t saved = ytree_path_key(x, "flavour");
 			if ((rc = parse_flavours(x, t, f.val[CK_FLAVOUR])))
 				return rc;
-			path_cut(x, saved);
+			ytree_path_cut(x, saved);
 		}
 		if ((rc = opt_speed(x, &f, CK_SPEED, &t->speed)) ||
-		    (rc = opt_uint(x, &f, CK_PORTS, 1, SIM_TOPO_MAX_PORTS,
-				   &t->ports)))
+		    (rc = ytree_opt_uint(x, &f, CK_PORTS, 1, SIM_TOPO_MAX_PORTS,
+					 &t->ports)))
 			return rc;
 	}
 	name_val = f.val[CK_NAME];
 	if (name_val) {
-		size_t saved = path_key(x, "name");
-		if ((rc = want_scalar(x, name_val, "a name pattern")))
+		size_t saved = ytree_path_key(x, "name");
+		if ((rc = ytree_want_scalar(x, name_val, "a name pattern")))
 			return rc;
 		if (!pattern_split(name_val->str, &pre, &width, &suffix))
-			return fail(x, name_val,
-				    "%s is not a name pattern (name characters "
-				    "around one %%d or %%0<width>d)",
-				    quote(name_val, q, sizeof q));
+			return ytree_fail(
+			    x, name_val,
+			    "%s is not a name pattern (name characters "
+			    "around one %%d or %%0<width>d)",
+			    ytree_quote(name_val, q, sizeof q));
 		t->pattern = xstrdup(name_val->str);
 		pattern_expand(t->pattern, t->first + t->count - 1, buf,
 			       sizeof buf);
 		if (strlen(buf) > SIM_TOPO_NAME_MAX)
-			return fail(x, name_val,
-				    "makes names longer than %d characters",
-				    SIM_TOPO_NAME_MAX);
-		path_cut(x, saved);
+			return ytree_fail(
+			    x, name_val,
+			    "makes names longer than %d characters",
+			    SIM_TOPO_NAME_MAX);
+		ytree_path_cut(x, saved);
 		t->named = true;
 	} else {
 		t->pattern = xasprintf("%s%%d", kind_names[kind]);
 	}
-	size_t saved = path_key(x, "count");
+	size_t saved = ytree_path_key(x, "count");
 	if ((rc = check_total(x, s, count_val, t->count)))
 		return rc;
-	path_cut(x, saved);
+	ytree_path_cut(x, saved);
 	t->first_node = s->n_nodes;
 	t->n_nodes = t->count;
 	for (unsigned i = 0; i < t->count; i++) {
@@ -1138,46 +705,48 @@ static const char *const listed_keys[LK_N] = {
 static const char *const listed_host_keys[] = { "name", "speed" };
 enum { LHK_NAME, LHK_SPEED, LHK_N };
 
-static int parse_item(struct ctx *x, struct spec *s, enum sim_node_kind kind,
-		      const struct yn *item, size_t i)
+static int parse_item(struct ytree_ctx *x, struct spec *s,
+		      enum sim_node_kind kind, const struct ytree_node *item,
+		      size_t i)
 {
 	bool host = kind == SIM_NODE_HOST;
-	const struct yn *name_val = item;
-	struct fields f;
+	const struct ytree_node *name_val = item;
+	struct ytree_fields f;
 	unsigned speed = s->speed, ports = 0;
 	enum sim_flavour flavour = host ? SIM_FLAVOUR_MLX5 : s->flavour;
 	int rc;
 
 	if ((rc = check_total(x, s, item, 1)))
 		return rc;
-	if (item->kind == YK_MAP) {
+	if (item->kind == YTREE_MAP) {
 		if (host)
-			rc = fields_get(x, item, listed_host_keys, LHK_N, &f);
+			rc = map_fields(x, item, listed_host_keys, LHK_N, &f);
 		else
-			rc = fields_get(x, item, listed_keys, LK_N, &f);
-		if (rc || (rc = need(x, &f, LK_NAME)))
+			rc = map_fields(x, item, listed_keys, LK_N, &f);
+		if (rc || (rc = ytree_need(x, &f, LK_NAME)))
 			return rc;
 		name_val = f.val[LK_NAME];
-		size_t saved = path_key(x, "name");
+		size_t saved = ytree_path_key(x, "name");
 		if ((rc = node_name(x, name_val)))
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 		if (host)
 			rc = opt_speed(x, &f, LHK_SPEED, &speed);
 		else if ((rc = opt_flavour(x, &f, LK_FLAVOUR, &flavour)) == 0 &&
 			 (rc = opt_speed(x, &f, LK_SPEED, &speed)) == 0)
-			rc = opt_uint(x, &f, LK_PORTS, 1, SIM_TOPO_MAX_PORTS,
-				      &ports);
+			rc = ytree_opt_uint(x, &f, LK_PORTS, 1,
+					    SIM_TOPO_MAX_PORTS, &ports);
 		if (rc)
 			return rc;
-	} else if (item->kind == YK_SCALAR && !yn_null(item)) {
+	} else if (item->kind == YTREE_SCALAR && !ytree_is_null(item)) {
 		if ((rc = node_name(x, item)))
 			return rc;
 	} else {
-		return fail(x, item,
-			    "expected a node name or a mapping with name, not "
-			    "%s",
-			    kind_of(item));
+		return ytree_fail(
+		    x, item,
+		    "expected a node name or a mapping with name, not "
+		    "%s",
+		    ytree_kind_name(item));
 	}
 	struct spec_node *sn = spec_add_node(s);
 	sn->name = xstrdup(name_val->str);
@@ -1188,7 +757,7 @@ static int parse_item(struct ctx *x, struct spec *s, enum sim_node_kind kind,
 	sn->line = name_val->line;
 	sn->col = name_val->col;
 	sn->item = i;
-	sn->item_map = item->kind == YK_MAP;
+	sn->item_map = item->kind == YTREE_MAP;
 	if (ports) {
 		sn->ports_line = f.val[LK_PORTS]->line;
 		sn->ports_col = f.val[LK_PORTS]->col;
@@ -1196,47 +765,48 @@ static int parse_item(struct ctx *x, struct spec *s, enum sim_node_kind kind,
 	return 0;
 }
 
-static int parse_tier(struct ctx *x, struct spec *s, enum sim_node_kind kind,
-		      const struct yn *n)
+static int parse_tier(struct ytree_ctx *x, struct spec *s,
+		      enum sim_node_kind kind, const struct ytree_node *n)
 {
 	struct spec_tier *t = &s->tier[kind];
-	if (n->kind == YK_MAP)
+	if (n->kind == YTREE_MAP)
 		return parse_counted(x, s, kind, n);
-	if (n->kind != YK_SEQ)
-		return fail(x, n,
-			    "expected a list of nodes or a mapping with count");
+	if (n->kind != YTREE_SEQ)
+		return ytree_fail(
+		    x, n, "expected a list of nodes or a mapping with count");
 	if (n->n == 0)
-		return fail(x, n, "needs at least one %s", kind_names[kind]);
+		return ytree_fail(x, n, "needs at least one %s",
+				  kind_names[kind]);
 	t->line = n->line;
 	t->col = n->col;
 	t->first_node = s->n_nodes;
 	for (size_t i = 0; i < n->n; i++) {
-		size_t saved = path_index(x, i);
+		size_t saved = ytree_path_index(x, i);
 		int rc = parse_item(x, s, kind, n->kids[i], i);
 		if (rc)
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	t->n_nodes = n->n;
 	return 0;
 }
 
 /* Sets the path to node sn's place in the file (and key, if any). */
-static void path_node(struct ctx *x, const struct spec *s,
+static void path_node(struct ytree_ctx *x, const struct spec *s,
 		      const struct spec_node *sn, const char *key)
 {
-	path_cut(x, 0);
-	path_key(x, tier_keys[sn->kind]);
+	ytree_path_cut(x, 0);
+	ytree_path_key(x, tier_keys[sn->kind]);
 	if (sn->item != NO_ITEM) {
-		path_index(x, sn->item);
+		ytree_path_index(x, sn->item);
 		if (key)
-			path_key(x, key);
+			ytree_path_key(x, key);
 		else if (sn->item_map)
-			path_key(x, "name");
+			ytree_path_key(x, "name");
 	} else if (key) {
-		path_key(x, key);
+		ytree_path_key(x, key);
 	} else if (s->tier[sn->kind].named) {
-		path_key(x, "name");
+		ytree_path_key(x, "name");
 	}
 }
 
@@ -1249,7 +819,7 @@ static bool before(unsigned l1, unsigned c1, unsigned l2, unsigned c2)
  * Node names are unique across tiers. Of all the clashes, the one
  * reported is the one whose second use comes first in the file.
  */
-static int unique_names(struct ctx *x, struct spec *s)
+static int unique_names(struct ytree_ctx *x, struct spec *s)
 {
 	size_t mask, *slots = index_new(s->n_nodes, &mask);
 	const struct spec_node *dup = NULL, *orig = NULL;
@@ -1277,35 +847,37 @@ static int unique_names(struct ctx *x, struct spec *s)
 	if (!dup)
 		return 0;
 	path_node(x, s, dup, NULL);
-	return fail_pos(x, dup->line, dup->col,
-			"duplicate node name \"%s\" (first at %u:%u)",
-			dup->name, orig->line, orig->col);
+	return ytree_fail_pos(x, dup->line, dup->col,
+			      "duplicate node name \"%s\" (first at %u:%u)",
+			      dup->name, orig->line, orig->col);
 }
 
 /* The rail wiring needs one leaf per rail in every pod. */
-static int check_rails(struct ctx *x, struct spec *s)
+static int check_rails(struct ytree_ctx *x, struct spec *s)
 {
 	const struct spec_tier *lt = &s->tier[SIM_NODE_LEAF];
 	size_t leaves = lt->n_nodes;
 	if (!s->rail)
 		return 0;
 	if (s->nics > leaves) {
-		path_cut(x, 0);
-		path_key(x, "nics");
-		return fail_pos(x, s->nics_line, s->nics_col,
-				"%u NICs per host need at least %u leaves (one "
-				"per rail), not %zu",
-				s->nics, s->nics, leaves);
+		ytree_path_cut(x, 0);
+		ytree_path_key(x, "nics");
+		return ytree_fail_pos(
+		    x, s->nics_line, s->nics_col,
+		    "%u NICs per host need at least %u leaves (one "
+		    "per rail), not %zu",
+		    s->nics, s->nics, leaves);
 	}
 	if (leaves % s->nics) {
-		path_cut(x, 0);
-		path_key(x, "leaves");
+		ytree_path_cut(x, 0);
+		ytree_path_key(x, "leaves");
 		if (lt->counted)
-			path_key(x, "count");
-		return fail_pos(x, lt->line, lt->col,
-				"%zu leaves do not make pods of %u rails (one "
-				"per NIC); use a multiple of %u",
-				leaves, s->nics, s->nics);
+			ytree_path_key(x, "count");
+		return ytree_fail_pos(
+		    x, lt->line, lt->col,
+		    "%zu leaves do not make pods of %u rails (one "
+		    "per NIC); use a multiple of %u",
+		    leaves, s->nics, s->nics);
 	}
 	return 0;
 }
@@ -1318,11 +890,12 @@ static const char *const link_keys[EK_N] = {
 };
 
 /* "node" or "node:port"; the port is checked by the build. */
-static int parse_end(struct ctx *x, const struct spec *s, const size_t *slots,
-		     size_t mask, const struct yn *n, struct spec_end *e)
+static int parse_end(struct ytree_ctx *x, const struct spec *s,
+		     const size_t *slots, size_t mask,
+		     const struct ytree_node *n, struct spec_end *e)
 {
-	char q[QUOTE_BUF];
-	int rc = want_scalar(x, n, "an endpoint (node or node:port)");
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_want_scalar(x, n, "an endpoint (node or node:port)");
 	if (rc)
 		return rc;
 	const char *colon = strchr(n->str, ':');
@@ -1330,80 +903,86 @@ static int parse_end(struct ctx *x, const struct spec *s, const size_t *slots,
 	e->line = n->line;
 	e->col = n->col;
 	if (colon && colon[1] == '\0')
-		return fail(x, n, "%s: missing port name after ':'",
-			    quote(n, q, sizeof q));
+		return ytree_fail(x, n, "%s: missing port name after ':'",
+				  ytree_quote(n, q, sizeof q));
 	e->node = index_find(slots, mask, s->nodes, n->str, len, NULL);
 	if (e->node == NONE)
-		return fail(x, n, "no node named \"%.*s\"",
-			    (int)(len > QUOTE_MAX ? QUOTE_MAX : len), n->str);
+		return ytree_fail(
+		    x, n, "no node named \"%.*s\"",
+		    (int)(len > YTREE_QUOTE_MAX ? YTREE_QUOTE_MAX : len),
+		    n->str);
 	if (colon)
 		e->port = xstrdup(colon + 1);
 	return 0;
 }
 
-static int parse_link(struct ctx *x, struct spec *s, const size_t *slots,
-		      size_t mask, const struct yn *item, struct spec_link *l)
+static int parse_link(struct ytree_ctx *x, struct spec *s, const size_t *slots,
+		      size_t mask, const struct ytree_node *item,
+		      struct spec_link *l)
 {
-	const struct yn *end[2];
+	const struct ytree_node *end[2];
 	int rc;
 
-	if (item->kind == YK_SEQ) {
+	if (item->kind == YTREE_SEQ) {
 		if (item->n != 2)
-			return fail(x, item,
-				    "expected two endpoints [a, b], not %zu",
-				    item->n);
+			return ytree_fail(
+			    x, item, "expected two endpoints [a, b], not %zu",
+			    item->n);
 		for (size_t e = 0; e < 2; e++) {
-			size_t saved = path_index(x, e);
+			size_t saved = ytree_path_index(x, e);
 			rc = parse_end(x, s, slots, mask, item->kids[e],
 				       &l->end[e]);
 			if (rc)
 				return rc;
-			path_cut(x, saved);
+			ytree_path_cut(x, saved);
 		}
 		end[0] = item->kids[0];
 		end[1] = item->kids[1];
-	} else if (item->kind == YK_MAP) {
-		struct fields f;
+	} else if (item->kind == YTREE_MAP) {
+		struct ytree_fields f;
 		l->map_form = true;
-		if ((rc = fields_get(x, item, link_keys, EK_N, &f)) ||
-		    (rc = need(x, &f, EK_A)) || (rc = need(x, &f, EK_B)))
+		if ((rc = map_fields(x, item, link_keys, EK_N, &f)) ||
+		    (rc = ytree_need(x, &f, EK_A)) ||
+		    (rc = ytree_need(x, &f, EK_B)))
 			return rc;
 		for (size_t e = 0; e < 2; e++) {
-			size_t saved = path_key(x, link_keys[EK_A + e]);
+			size_t saved = ytree_path_key(x, link_keys[EK_A + e]);
 			rc = parse_end(x, s, slots, mask, f.val[EK_A + e],
 				       &l->end[e]);
 			if (rc)
 				return rc;
-			path_cut(x, saved);
+			ytree_path_cut(x, saved);
 		}
 		if ((rc = opt_speed(x, &f, EK_SPEED, &l->speed)))
 			return rc;
 		end[0] = f.val[EK_A];
 		end[1] = f.val[EK_B];
-		path_key(x, "b");
+		ytree_path_key(x, "b");
 	} else {
-		return fail(x, item,
-			    "expected [a, b] or a mapping with a and b, not %s",
-			    kind_of(item));
+		return ytree_fail(
+		    x, item,
+		    "expected [a, b] or a mapping with a and b, not %s",
+		    ytree_kind_name(item));
 	}
 	if (l->end[0].node == l->end[1].node) {
 		if (!l->map_form)
-			path_index(x, 1);
-		return fail(x, end[1], "both ends are on %s",
-			    s->nodes[l->end[0].node].name);
+			ytree_path_index(x, 1);
+		return ytree_fail(x, end[1], "both ends are on %s",
+				  s->nodes[l->end[0].node].name);
 	}
 	return 0;
 }
 
-static int parse_links(struct ctx *x, struct spec *s, const struct yn *n)
+static int parse_links(struct ytree_ctx *x, struct spec *s,
+		       const struct ytree_node *n)
 {
 	size_t mask, *slots;
 	int rc = 0;
 
-	if (yn_null(n))
+	if (ytree_is_null(n))
 		return 0;
-	if (n->kind != YK_SEQ)
-		return fail(x, n, "expected a list of links");
+	if (n->kind != YTREE_SEQ)
+		return ytree_fail(x, n, "expected a list of links");
 	slots = index_new(s->n_nodes, &mask);
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		size_t slot;
@@ -1413,27 +992,28 @@ static int parse_links(struct ctx *x, struct spec *s, const struct yn *n)
 	}
 	s->links = xcalloc(n->n ? n->n : 1, sizeof *s->links);
 	for (size_t i = 0; i < n->n && rc == 0; i++) {
-		size_t saved = path_index(x, i);
+		size_t saved = ytree_path_index(x, i);
 		s->n_links++;
 		rc = parse_link(x, s, slots, mask, n->kids[i], &s->links[i]);
 		if (rc == 0)
-			path_cut(x, saved);
+			ytree_path_cut(x, saved);
 	}
 	free(slots);
 	return rc;
 }
 
-typedef int (*section_fn)(struct ctx *, struct spec *, const struct yn *);
+typedef int (*section_fn)(struct ytree_ctx *, struct spec *,
+			  const struct ytree_node *);
 
 /* Runs fn on key i of f, if present, with the path naming the key. */
-static int section(struct ctx *x, const struct fields *f, size_t i,
+static int section(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 		   struct spec *s, section_fn fn)
 {
 	if (!f->val[i])
 		return 0;
-	size_t saved = path_key(x, f->keys[i]);
+	size_t saved = ytree_path_key(x, f->keys[i]);
 	int rc = fn(x, s, f->val[i]);
-	path_cut(x, saved);
+	ytree_path_cut(x, saved);
 	return rc;
 }
 
@@ -1461,22 +1041,25 @@ static const char *const top_keys[TK_N] = {
 	[TK_LINKS] = "links",
 };
 
-static int parse_top(struct ctx *x, struct spec *s, const struct yn *root)
+static int parse_top(struct ytree_ctx *x, struct spec *s,
+		     const struct ytree_node *root)
 {
-	struct fields f;
+	struct ytree_fields f;
 	int rc;
 
-	if (root->kind != YK_MAP)
-		return fail_at(x, root->line, root->col,
-			       "expected a mapping of settings at the top "
-			       "level");
-	if ((rc = fields_get(x, root, top_keys, TK_N, &f)))
+	if (root->kind != YTREE_MAP)
+		return ytree_fail_at(
+		    x, root->line, root->col,
+		    "expected a mapping of settings at the top "
+		    "level");
+	if ((rc = map_fields(x, root, top_keys, TK_N, &f)))
 		return rc;
 	/* Defaults first: the tiers inherit them. */
 	if ((rc = section(x, &f, TK_LOSSLESS, s, parse_priorities)) ||
 	    (rc = opt_speed(x, &f, TK_SPEED, &s->speed)) ||
 	    (rc = opt_flavour(x, &f, TK_FLAVOUR, &s->flavour)) ||
-	    (rc = opt_uint(x, &f, TK_NICS, 1, SIM_TOPO_MAX_NICS, &s->nics)) ||
+	    (rc = ytree_opt_uint(x, &f, TK_NICS, 1, SIM_TOPO_MAX_NICS,
+				 &s->nics)) ||
 	    (rc = section(x, &f, TK_WIRING, s, parse_wiring)))
 		return rc;
 	if (f.val[TK_NICS]) {
@@ -1485,16 +1068,16 @@ static int parse_top(struct ctx *x, struct spec *s, const struct yn *root)
 	}
 	for (int k = 0; k < SIM_NODE_KINDS; k++) {
 		size_t i = TK_SPINES + (size_t)k;
-		if ((rc = need(x, &f, i)))
+		if ((rc = ytree_need(x, &f, i)))
 			return rc;
-		size_t saved = path_key(x, f.keys[i]);
+		size_t saved = ytree_path_key(x, f.keys[i]);
 		if ((rc = parse_tier(x, s, (enum sim_node_kind)k, f.val[i])))
 			return rc;
-		path_cut(x, saved);
+		ytree_path_cut(x, saved);
 	}
 	if ((rc = unique_names(x, s)) || (rc = check_rails(x, s)))
 		return rc;
-	path_cut(x, 0);
+	ytree_path_cut(x, 0);
 	return section(x, &f, TK_LINKS, s, parse_links);
 }
 
@@ -1555,7 +1138,7 @@ static size_t host_pod(size_t h, size_t n, unsigned pods)
  * Ports per node under the rail wiring: a leaf has its pod's hosts then
  * one uplink per spine, a spine one port per leaf, a host its NICs.
  */
-static int count_rail_ports(struct ctx *x, struct build *b, unsigned *hp)
+static int count_rail_ports(struct ytree_ctx *x, struct build *b, unsigned *hp)
 {
 	struct spec *s = b->s;
 	const struct spec_tier *st = &s->tier[SIM_NODE_SPINE];
@@ -1566,27 +1149,28 @@ static int count_rail_ports(struct ctx *x, struct build *b, unsigned *hp)
 	for (size_t h = 0; h < ht->n_nodes; h++)
 		hp[host_pod(h, ht->n_nodes, pods)]++;
 	if (lt->n_nodes > SIM_TOPO_MAX_PORTS) {
-		path_cut(x, 0);
-		path_key(x, "leaves");
+		ytree_path_cut(x, 0);
+		ytree_path_key(x, "leaves");
 		if (lt->counted)
-			path_key(x, "count");
-		return fail_pos(x, lt->line, lt->col,
-				"%zu leaves need %zu ports on every spine, "
-				"more than %d",
-				lt->n_nodes, lt->n_nodes, SIM_TOPO_MAX_PORTS);
+			ytree_path_key(x, "count");
+		return ytree_fail_pos(
+		    x, lt->line, lt->col,
+		    "%zu leaves need %zu ports on every spine, "
+		    "more than %d",
+		    lt->n_nodes, lt->n_nodes, SIM_TOPO_MAX_PORTS);
 	}
 	for (unsigned p = 0; p < pods; p++) {
 		if (hp[p] + st->n_nodes <= SIM_TOPO_MAX_PORTS)
 			continue;
-		path_cut(x, 0);
-		path_key(x, "hosts");
+		ytree_path_cut(x, 0);
+		ytree_path_key(x, "hosts");
 		if (ht->counted)
-			path_key(x, "count");
-		return fail_pos(x, ht->line, ht->col,
-				"pod %u has %u hosts: its leaves would need "
-				"%zu ports, more than %d",
-				p, hp[p], hp[p] + st->n_nodes,
-				SIM_TOPO_MAX_PORTS);
+			ytree_path_key(x, "count");
+		return ytree_fail_pos(
+		    x, ht->line, ht->col,
+		    "pod %u has %u hosts: its leaves would need "
+		    "%zu ports, more than %d",
+		    p, hp[p], hp[p] + st->n_nodes, SIM_TOPO_MAX_PORTS);
 	}
 	for (size_t i = 0; i < st->n_nodes; i++)
 		b->gen[st->first_node + i] = (unsigned)lt->n_nodes;
@@ -1626,15 +1210,16 @@ static void rail_wires(struct build *b, const unsigned *hp)
 }
 
 /* Sets the path to end e of link i. */
-static void path_end(struct ctx *x, const struct spec *s, size_t i, size_t e)
+static void path_end(struct ytree_ctx *x, const struct spec *s, size_t i,
+		     size_t e)
 {
-	path_cut(x, 0);
-	path_key(x, "links");
-	path_index(x, i);
+	ytree_path_cut(x, 0);
+	ytree_path_key(x, "links");
+	ytree_path_index(x, i);
 	if (s->links[i].map_form)
-		path_key(x, e ? "b" : "a");
+		ytree_path_key(x, e ? "b" : "a");
 	else
-		path_index(x, e);
+		ytree_path_index(x, e);
 }
 
 /* "(its 6 ports are Ethernet0, Ethernet4, ... Ethernet20)" */
@@ -1661,10 +1246,10 @@ static void describe_ports(const struct spec_node *sn, unsigned n, char *buf,
 }
 
 /* Explicit ends that name a port: reserve it, unplug what was there. */
-static int place_named(struct ctx *x, struct build *b)
+static int place_named(struct ytree_ctx *x, struct build *b)
 {
 	struct spec *s = b->s;
-	char desc[160], q[QUOTE_BUF];
+	char desc[160], q[YTREE_QUOTE_BUF];
 
 	for (size_t i = 0; i < s->n_links; i++) {
 		for (size_t e = 0; e < 2; e++) {
@@ -1677,13 +1262,16 @@ static int place_named(struct ctx *x, struct build *b)
 					     &end->index) ||
 			    end->index >= avail) {
 				describe_ports(sn, avail, desc, sizeof desc);
-				snprintf(
-				    q, sizeof q, "%.*s%s", QUOTE_MAX, end->port,
-				    strlen(end->port) > QUOTE_MAX ? "..." : "");
+				snprintf(q, sizeof q, "%.*s%s", YTREE_QUOTE_MAX,
+					 end->port,
+					 strlen(end->port) > YTREE_QUOTE_MAX
+					     ? "..."
+					     : "");
 				path_end(x, s, i, e);
-				return fail_pos(x, end->line, end->col,
-						"%s has no port \"%s\" (%s)",
-						sn->name, q, desc);
+				return ytree_fail_pos(
+				    x, end->line, end->col,
+				    "%s has no port \"%s\" (%s)", sn->name, q,
+				    desc);
 			}
 			size_t slot = b->off[end->node] + end->index;
 			if (b->named[slot] != NONE) {
@@ -1693,12 +1281,13 @@ static int place_named(struct ctx *x, struct build *b)
 				port_name(sn->flavour, sn->speed, end->index,
 					  desc, sizeof desc);
 				path_end(x, s, i, e);
-				return fail_pos(x, end->line, end->col,
-						"port %s:%s is already cabled "
-						"by links[%zu] "
-						"(at %u:%u)",
-						sn->name, desc, first / 2,
-						fe->line, fe->col);
+				return ytree_fail_pos(
+				    x, end->line, end->col,
+				    "port %s:%s is already cabled "
+				    "by links[%zu] "
+				    "(at %u:%u)",
+				    sn->name, desc, first / 2, fe->line,
+				    fe->col);
 			}
 			b->named[slot] = 2 * i + e;
 			size_t w = b->cable[slot];
@@ -1716,7 +1305,7 @@ static int place_named(struct ctx *x, struct build *b)
 }
 
 /* The lowest free port of node n, growing a switch with no set count. */
-static int free_port(struct ctx *x, struct build *b, size_t i, size_t e)
+static int free_port(struct ytree_ctx *x, struct build *b, size_t i, size_t e)
 {
 	struct spec *s = b->s;
 	struct spec_end *end = &s->links[i].end[e];
@@ -1732,24 +1321,26 @@ static int free_port(struct ctx *x, struct build *b, size_t i, size_t e)
 	path_end(x, s, i, e);
 	if (sn->kind == SIM_NODE_HOST || sn->ports) {
 		if (b->used[end->node] == 1)
-			return fail_pos(x, end->line, end->col,
-					"%s has no free port (its only port is "
-					"cabled)",
-					sn->name);
-		return fail_pos(x, end->line, end->col,
-				"%s has no free port (all %u of its ports are "
-				"cabled)",
-				sn->name, b->used[end->node]);
+			return ytree_fail_pos(
+			    x, end->line, end->col,
+			    "%s has no free port (its only port is "
+			    "cabled)",
+			    sn->name);
+		return ytree_fail_pos(
+		    x, end->line, end->col,
+		    "%s has no free port (all %u of its ports are "
+		    "cabled)",
+		    sn->name, b->used[end->node]);
 	}
 	if (b->used[end->node] >= SIM_TOPO_MAX_PORTS)
-		return fail_pos(x, end->line, end->col,
-				"%s would have more than %d ports", sn->name,
-				SIM_TOPO_MAX_PORTS);
+		return ytree_fail_pos(x, end->line, end->col,
+				      "%s would have more than %d ports",
+				      sn->name, SIM_TOPO_MAX_PORTS);
 	end->index = b->used[end->node]++;
 	return 0;
 }
 
-static int place_links(struct ctx *x, struct build *b)
+static int place_links(struct ytree_ctx *x, struct build *b)
 {
 	struct spec *s = b->s;
 	int rc = place_named(x, b);
@@ -1775,7 +1366,7 @@ static int place_links(struct ctx *x, struct build *b)
  * cabling needs, or its ports setting (which must not be fewer), plus
  * room for the explicit links that name only the node.
  */
-static int size_nodes(struct ctx *x, struct build *b)
+static int size_nodes(struct ytree_ctx *x, struct build *b)
 {
 	struct spec *s = b->s;
 	unsigned *extra = xcalloc(s->n_nodes ? s->n_nodes : 1, sizeof *extra);
@@ -1794,10 +1385,11 @@ static int size_nodes(struct ctx *x, struct build *b)
 		} else if (sn->ports) {
 			if (sn->ports < b->gen[i]) {
 				path_node(x, s, sn, "ports");
-				rc = fail_pos(x, sn->ports_line, sn->ports_col,
-					      "%u is fewer than the %u ports "
-					      "the wiring of %s needs",
-					      sn->ports, b->gen[i], sn->name);
+				rc = ytree_fail_pos(
+				    x, sn->ports_line, sn->ports_col,
+				    "%u is fewer than the %u ports "
+				    "the wiring of %s needs",
+				    sn->ports, b->gen[i], sn->name);
 			}
 			b->used[i] = sn->ports;
 			b->cap[i] = sn->ports;
@@ -1962,7 +1554,8 @@ static void materialise(struct sim_topo *t, struct build *b)
 }
 
 /* Builds the spec (moved into the topology) or returns NULL. */
-static struct sim_topo *build(struct ctx *x, struct spec *s, const char *source)
+static struct sim_topo *build(struct ytree_ctx *x, struct spec *s,
+			      const char *source)
 {
 	struct sim_topo *t = xcalloc(1, sizeof *t);
 	struct build b = { 0 };
@@ -2021,36 +1614,40 @@ static struct sim_topo *build(struct ctx *x, struct spec *s, const char *source)
 struct sim_topo *sim_topo_load_buffer(const char *name, const char *buf,
 				      size_t len, char *err, size_t errlen)
 {
-	struct ctx x = { .name = name, .err = err, .errlen = errlen };
-	struct yn *root = NULL;
+	struct ytree_ctx x = { .name = name,
+			       .err = err,
+			       .errlen = errlen,
+			       .flags = TOPO_YTREE_FLAGS,
+			       .path_size = TOPO_PATH_SIZE };
+	struct ytree_node *root = NULL;
 	struct sim_topo *t = NULL;
 	struct spec s;
 
 	if (err && errlen)
 		err[0] = '\0';
-	if (len > SIM_TOPO_MAX_FILE_BYTES) {
-		fail_file(&x, "file is larger than %d bytes",
-			  SIM_TOPO_MAX_FILE_BYTES);
+	if (ytree_load(&x, buf, len, SIM_TOPO_MAX_FILE_BYTES,
+		       SIM_TOPO_MAX_DEPTH, &root))
 		return NULL;
-	}
-	if (tree_parse(&x, buf, len, &root))
-		return NULL;
-	if (!root || yn_null(root)) {
-		fail_file(&x, "empty topology file");
-		yn_free(root);
+	if (!root || ytree_is_null(root)) {
+		ytree_fail_file(&x, "empty topology file");
+		ytree_free(root);
 		return NULL;
 	}
 	spec_defaults(&s);
 	if (parse_top(&x, &s, root) == 0)
 		t = build(&x, &s, name);
 	spec_fini(&s);
-	yn_free(root);
+	ytree_free(root);
 	return t;
 }
 
 struct sim_topo *sim_topo_load(const char *path, char *err, size_t errlen)
 {
-	struct ctx x = { .name = path, .err = err, .errlen = errlen };
+	struct ytree_ctx x = { .name = path,
+			       .err = err,
+			       .errlen = errlen,
+			       .flags = TOPO_YTREE_FLAGS,
+			       .path_size = TOPO_PATH_SIZE };
 	struct sim_topo *t = NULL;
 	char eb[128], *buf;
 	size_t len = 0;
@@ -2060,8 +1657,8 @@ struct sim_topo *sim_topo_load(const char *path, char *err, size_t errlen)
 		err[0] = '\0';
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		fail_file(&x, "cannot open: %s",
-			  strerror_r(errno, eb, sizeof eb));
+		ytree_fail_file(&x, "cannot open: %s",
+				strerror_r(errno, eb, sizeof eb));
 		return NULL;
 	}
 	/* One byte more than the limit tells "too large" from "full". */
@@ -2072,8 +1669,8 @@ struct sim_topo *sim_topo_load(const char *path, char *err, size_t errlen)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			fail_file(&x, "cannot read: %s",
-				  strerror_r(errno, eb, sizeof eb));
+			ytree_fail_file(&x, "cannot read: %s",
+					strerror_r(errno, eb, sizeof eb));
 			goto out;
 		}
 		if (r == 0)
@@ -2097,7 +1694,7 @@ static bool valid_speed(unsigned gbps)
 	return false;
 }
 
-static int gen_check(struct ctx *x, const struct sim_topo_gen *g)
+static int gen_check(struct ytree_ctx *x, const struct sim_topo_gen *g)
 {
 	const struct {
 		const char *what;
@@ -2107,47 +1704,54 @@ static int gen_check(struct ctx *x, const struct sim_topo_gen *g)
 		       { "hosts", g->hosts } };
 	for (size_t i = 0; i < 3; i++)
 		if (counts[i].v < 1 || counts[i].v > SIM_TOPO_MAX_NODES)
-			return fail_file(
+			return ytree_fail_file(
 			    x, "%s must be between 1 and %d, not %u",
 			    counts[i].what, SIM_TOPO_MAX_NODES, counts[i].v);
 	if ((size_t)g->spines + g->leaves + g->hosts > SIM_TOPO_MAX_NODES)
-		return fail_file(x, "the fabric would have more than %d nodes",
-				 SIM_TOPO_MAX_NODES);
+		return ytree_fail_file(
+		    x, "the fabric would have more than %d nodes",
+		    SIM_TOPO_MAX_NODES);
 	if (g->nics < 1 || g->nics > SIM_TOPO_MAX_NICS)
-		return fail_file(x, "nics must be between 1 and %d, not %u",
-				 SIM_TOPO_MAX_NICS, g->nics);
+		return ytree_fail_file(x,
+				       "nics must be between 1 and %d, not %u",
+				       SIM_TOPO_MAX_NICS, g->nics);
 	if (g->nics > g->leaves)
-		return fail_file(x,
-				 "nics (%u) must not exceed leaves (%u): NIC k "
-				 "of every host goes to the leaf of rail k",
-				 g->nics, g->leaves);
+		return ytree_fail_file(
+		    x,
+		    "nics (%u) must not exceed leaves (%u): NIC k "
+		    "of every host goes to the leaf of rail k",
+		    g->nics, g->leaves);
 	if (g->leaves % g->nics)
-		return fail_file(x,
-				 "leaves (%u) must be a multiple of nics (%u): "
-				 "leaves make pods of one leaf per rail",
-				 g->leaves, g->nics);
+		return ytree_fail_file(
+		    x,
+		    "leaves (%u) must be a multiple of nics (%u): "
+		    "leaves make pods of one leaf per rail",
+		    g->leaves, g->nics);
 	if (g->speed && !valid_speed(g->speed))
-		return fail_file(x,
-				 "speed %u is not supported (100, 200, 400 or "
-				 "800 Gb/s)",
-				 g->speed);
+		return ytree_fail_file(
+		    x,
+		    "speed %u is not supported (100, 200, 400 or "
+		    "800 Gb/s)",
+		    g->speed);
 	if (g->host_speed && !valid_speed(g->host_speed))
-		return fail_file(x,
-				 "host speed %u is not supported (100, 200, "
-				 "400 or 800 Gb/s)",
-				 g->host_speed);
+		return ytree_fail_file(
+		    x,
+		    "host speed %u is not supported (100, 200, "
+		    "400 or 800 Gb/s)",
+		    g->host_speed);
 	if (g->n_flavours > SIM_TOPO_MAX_FLAVOURS ||
 	    (g->n_flavours && !g->flavours))
-		return fail_file(x, "at most %d flavours, not %zu",
-				 SIM_TOPO_MAX_FLAVOURS, g->n_flavours);
+		return ytree_fail_file(x, "at most %d flavours, not %zu",
+				       SIM_TOPO_MAX_FLAVOURS, g->n_flavours);
 	for (size_t i = 0; i < g->n_flavours; i++)
 		if (g->flavours[i] != SIM_FLAVOUR_SONIC &&
 		    g->flavours[i] != SIM_FLAVOUR_ARISTA &&
 		    g->flavours[i] != SIM_FLAVOUR_OPENCONFIG)
-			return fail_file(x,
-					 "flavour %d is not a switch flavour "
-					 "(sonic, arista or openconfig)",
-					 (int)g->flavours[i]);
+			return ytree_fail_file(
+			    x,
+			    "flavour %d is not a switch flavour "
+			    "(sonic, arista or openconfig)",
+			    (int)g->flavours[i]);
 	return 0;
 }
 
@@ -2188,14 +1792,18 @@ static void gen_tier(struct spec *s, enum sim_node_kind kind, unsigned count,
 struct sim_topo *sim_topo_generate(const struct sim_topo_gen *g, char *err,
 				   size_t errlen)
 {
-	struct ctx x = { .name = NULL, .err = err, .errlen = errlen };
+	struct ytree_ctx x = { .name = NULL,
+			       .err = err,
+			       .errlen = errlen,
+			       .flags = TOPO_YTREE_FLAGS,
+			       .path_size = TOPO_PATH_SIZE };
 	struct sim_topo *t;
 	struct spec s;
 
 	if (err && errlen)
 		err[0] = '\0';
 	if (!g) {
-		fail_file(&x, "no generator settings");
+		ytree_fail_file(&x, "no generator settings");
 		return NULL;
 	}
 	if (gen_check(&x, g))

@@ -2,11 +2,15 @@
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS)
 TEST_LIBS = $(FABMON_LIBS) $(CHECK_LIBS) $(CURL_LIBS)
 
-check_PROGRAMS += tests/check_log tests/check_cfg tests/check_store \
+check_PROGRAMS += tests/check_log tests/check_ytree tests/check_cfg \
+	tests/check_store \
 	tests/check_prom tests/check_http
 tests_check_log_SOURCES = tests/check_log.c
 tests_check_log_CFLAGS = $(TEST_CFLAGS)
 tests_check_log_LDADD = $(TEST_LIBS)
+tests_check_ytree_SOURCES = tests/check_ytree.c
+tests_check_ytree_CFLAGS = $(TEST_CFLAGS)
+tests_check_ytree_LDADD = $(TEST_LIBS)
 tests_check_cfg_SOURCES = tests/check_cfg.c
 tests_check_cfg_CFLAGS = $(TEST_CFLAGS)
 tests_check_cfg_LDADD = $(TEST_LIBS)
@@ -20,7 +24,7 @@ tests_check_http_SOURCES = tests/check_http.c
 tests_check_http_CFLAGS = $(TEST_CFLAGS)
 tests_check_http_LDADD = $(TEST_LIBS)
 
-TESTS += tests/check_log tests/check_cfg tests/check_store \
+TESTS += tests/check_log tests/check_ytree tests/check_cfg tests/check_store \
 	tests/check_prom tests/check_http tests/integration_daemon.sh
 
 # Scripts find the programs and fixtures through these.
