@@ -234,6 +234,9 @@ struct entry {
 	struct cfg_gnmi *cfg; /* what it runs with, for reload diffs */
 	struct gtarget *t;
 	struct gthread *th;
+	/* Could not start (profile, paths, TLS files): a reload retries
+	 * it even with the same config, since the fix may be in a file. */
+	bool failed;
 };
 
 struct gnmi_col {
@@ -1461,6 +1464,7 @@ static void add_entry(struct gnmi_col *col, const char *name,
 		.cfg = cfg_gnmi_dup(g),
 		.t = t,
 		.th = th,
+		.failed = t->state == GS_FAILED,
 	};
 	post(th, MAIL_START, t);
 }
@@ -1539,7 +1543,7 @@ static int gnmi_reload(void *state, const struct cfg *cfg)
 	for (size_t i = 0; i < col->n_entries;) {
 		struct entry *e = &col->entries[i];
 		const struct cfg_target *nt = cfg_find_target(cfg, e->name);
-		if (nt && nt->gnmi && !dir_changed &&
+		if (nt && nt->gnmi && !dir_changed && !e->failed &&
 		    cfg_gnmi_equal(nt->gnmi, e->cfg)) {
 			i++;
 			continue;

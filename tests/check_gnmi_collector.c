@@ -596,6 +596,44 @@ START_TEST(test_unreachable_target_backs_off)
 }
 END_TEST
 
+START_TEST(test_reload_retries_a_target_that_could_not_start)
+{
+	start_target(NULL);
+	set_pfc(10, 0, T0);
+	/* The profile is looked up in an empty directory first. */
+	char text[2048], err[512], cmd[1024];
+	snprintf(text, sizeof text,
+		 "profiles_dir: %s\n"
+		 "targets:\n"
+		 "  - name: leaf1\n"
+		 "    gnmi:\n"
+		 "      address: 127.0.0.1:%d\n"
+		 "      insecure: true\n"
+		 "      profile: arista\n"
+		 "      subscriptions:\n"
+		 "        - path: /interfaces/interface[name=*]/ethernet/pfc\n"
+		 "          sample_interval: 100ms\n",
+		 tmpdir, gnmi_target_port(tgt));
+	struct cfg *c =
+	    cfg_load_buffer("t.yaml", text, strlen(text), err, sizeof err);
+	ck_assert_msg(c != NULL, "%s", err);
+	start_collector(c);
+	WAIT_FOR(error_contains("leaf1", "profile:"), "no profile error");
+	/* The file appears; the same config, reloaded, now works. */
+	snprintf(cmd, sizeof cmd, "cp %s/etc/profiles/arista.yaml %s/",
+		 srcdir(), tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+	struct cfg *again =
+	    cfg_load_buffer("t.yaml", text, strlen(text), err, sizeof err);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_int_eq(gnmi_collector_ops.reload(col, again), 0);
+	cfg_free(cfg);
+	cfg = again;
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "the reloaded target did not start");
+}
+END_TEST
+
 START_TEST(test_reload_stops_removed_targets)
 {
 	start_target(NULL);
@@ -762,6 +800,7 @@ static Suite *gnmi_collector_suite(void)
 	tcase_add_test(
 	    tc, test_refused_sample_interval_is_reported_not_hot_retried);
 	tcase_add_test(tc, test_unreachable_target_backs_off);
+	tcase_add_test(tc, test_reload_retries_a_target_that_could_not_start);
 	tcase_add_test(tc, test_reload_stops_removed_targets);
 	tcase_add_test(tc,
 		       test_fabmond_exports_gnmi_values_typed_and_converted);
