@@ -25,7 +25,8 @@ tests_check_http_CFLAGS = $(TEST_CFLAGS)
 tests_check_http_LDADD = $(TEST_LIBS)
 
 TESTS += tests/check_log tests/check_ytree tests/check_cfg tests/check_store \
-	tests/check_prom tests/check_http tests/integration_daemon.sh
+	tests/check_prom tests/check_http tests/integration_daemon.sh \
+	tests/unit_hardening.sh
 
 # Scripts find the programs and fixtures through these.
 AM_TESTS_ENVIRONMENT = \
@@ -33,4 +34,5 @@ AM_TESTS_ENVIRONMENT = \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
 	PROMTOOL='$(PROMTOOL)'; export PROMTOOL;
 
-EXTRA_DIST += tests/integration_daemon.sh tests/lib.sh tests/data
+EXTRA_DIST += tests/integration_daemon.sh tests/unit_hardening.sh tests/lib.sh \
+	tests/data
