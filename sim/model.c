@@ -308,6 +308,8 @@ struct sim_model *sim_model_new(const struct sim_topo *t, uint64_t seed,
 	}
 	for (size_t i = 0; i < m->n_nodes; i++)
 		default_switch_cfg(&m->sw[i]);
+	/* The first step builds the (empty) segment arrays it clears. */
+	m->dirty = true;
 	return m;
 }
 

@@ -787,6 +787,25 @@ START_TEST(pfc_on_a_lossy_priority_is_counted_not_obeyed)
 }
 END_TEST
 
+START_TEST(a_quiet_start_then_traffic_steps_cleanly)
+{
+	/* Ticks before any flow exists, then traffic: scenarios start
+	 * quiet and add flows at their events. */
+	struct sim_topo *t = small();
+	struct sim_model *m = model(t, 1);
+	steps(m, 5);
+	ck_assert_uint_eq(nc(m, nic(t, 1, 0)).port_rcv_data, 0);
+	struct sim_model_flow f = {
+		nic(t, 0, 0), nic(t, 1, 0), 3, 100, NULL, 0
+	};
+	ck_assert_int_ge(sim_model_add_flow(m, &f), 0);
+	steps(m, 10);
+	ck_assert_uint_gt(nc(m, nic(t, 1, 0)).port_rcv_data, 0);
+	sim_model_free(m);
+	sim_topo_free(t);
+}
+END_TEST
+
 START_TEST(knobs_refuse_bad_settings)
 {
 	struct sim_topo *t = small();
@@ -849,6 +868,7 @@ static Suite *sim_model_suite(void)
 	tcase_add_test(tc, q_counters_wrap_modulo_2_32);
 	tcase_add_test(tc, cyclic_buffer_dependency_deadlocks);
 	tcase_add_test(tc, pfc_on_a_lossy_priority_is_counted_not_obeyed);
+	tcase_add_test(tc, a_quiet_start_then_traffic_steps_cleanly);
 	tcase_add_test(tc, knobs_refuse_bad_settings);
 	suite_add_tcase(s, tc);
 	return s;
