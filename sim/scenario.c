@@ -1,0 +1,1074 @@
+/*
+ * sim_scenario: loads a scenario file and its truth file into flat
+ * arrays checked against the scenario's topology, and replays the
+ * timeline onto a model.
+ *
+ * Loading has two files and one topology. The scenario is parsed first
+ * (its topology is loaded as soon as the key is read, so every later
+ * node and port name is checked against it, with the scenario's
+ * position in the message); then the truth beside it. Events are kept
+ * sorted by time, file order breaking ties, so sim_scenario_apply() is
+ * a cursor walk. Flow sets are added to the model on their first start
+ * and set to demand 0 when stopped; the model's flow ids are kept in
+ * the set, which is why a scenario drives one run at a time.
+ */
+#include "config.h"
+
+#include "scenario.h"
+
+#include "cfg.h"
+#include "mem.h"
+#include "ytree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_DURATION_NS (24ull * 3600 * 1000000000ull)
+
+enum ev_kind {
+	EV_FLOWS,
+	EV_STOP,
+	EV_NIC,
+	EV_SWITCH,
+	EV_LINK_DOWN,
+	EV_LINK_UP,
+	EV_REBOOT,
+	EV_PAUSE,
+	EV_TARGET_SILENT,
+	EV_TARGET_REFUSE,
+	EV_TARGET_OK,
+};
+
+static const char *const ev_names[] = {
+	"flows",	 "stop",	  "nic",       "switch",
+	"link_down",	 "link_up",	  "reboot",    "pause",
+	"target_silent", "target_refuse", "target_ok",
+};
+#define N_EV (sizeof ev_names / sizeof ev_names[0])
+
+/* Keys of an event; K_* index them. */
+enum {
+	K_AT,
+	K_DO,
+	K_NAME,
+	K_FROM,
+	K_TO,
+	K_GBPS,
+	K_PRIORITY,
+	K_NODE,
+	K_PORT,
+	K_XOFF,
+	K_XON,
+	K_HEADROOM,
+	K_ECN_KMIN,
+	K_ECN_KMAX,
+	K_ECN_PMAX,
+	K_RX_DRAIN,
+	K_NP_ENABLED,
+	K_RP_IGNORE_CNP,
+	K_STORM_MINOR,
+	K_STORM_CRITICAL,
+	K_RATIO,
+	N_KEYS
+};
+static const char *const ev_keys[N_KEYS] = {
+	"at",	       "do",
+	"name",	       "from",
+	"to",	       "gbps",
+	"priority",    "node",
+	"port",	       "xoff",
+	"xon",	       "headroom",
+	"ecn_kmin",    "ecn_kmax",
+	"ecn_pmax",    "rx_drain",
+	"np_enabled",  "rp_ignore_cnp",
+	"storm_minor", "storm_critical",
+	"ratio",
+};
+
+#define B(k)	     (1u << (k))
+#define KNOBS_COMMON (B(K_XOFF) | B(K_XON) | B(K_HEADROOM))
+/* The keys each event takes besides at and do. */
+static const unsigned ev_allowed[N_EV] = {
+	[EV_FLOWS] =
+	    B(K_NAME) | B(K_FROM) | B(K_TO) | B(K_GBPS) | B(K_PRIORITY),
+	[EV_STOP] = B(K_NAME),
+	[EV_NIC] = B(K_PORT) | KNOBS_COMMON | B(K_RX_DRAIN) | B(K_NP_ENABLED) |
+		   B(K_RP_IGNORE_CNP) | B(K_STORM_MINOR) | B(K_STORM_CRITICAL),
+	[EV_SWITCH] = B(K_NODE) | KNOBS_COMMON | B(K_ECN_KMIN) | B(K_ECN_KMAX) |
+		      B(K_ECN_PMAX),
+	[EV_LINK_DOWN] = B(K_PORT),
+	[EV_LINK_UP] = B(K_PORT),
+	[EV_REBOOT] = B(K_NODE),
+	[EV_PAUSE] = B(K_PORT) | B(K_PRIORITY) | B(K_RATIO),
+	[EV_TARGET_SILENT] = B(K_NODE),
+	[EV_TARGET_REFUSE] = B(K_NODE),
+	[EV_TARGET_OK] = B(K_NODE),
+};
+/* The keys each event needs. */
+static const unsigned ev_needed[N_EV] = {
+	[EV_FLOWS] = B(K_NAME) | B(K_FROM) | B(K_TO) | B(K_GBPS),
+	[EV_STOP] = B(K_NAME),
+	[EV_NIC] = B(K_PORT),
+	[EV_SWITCH] = B(K_NODE),
+	[EV_LINK_DOWN] = B(K_PORT),
+	[EV_LINK_UP] = B(K_PORT),
+	[EV_REBOOT] = B(K_NODE),
+	[EV_PAUSE] = B(K_PORT) | B(K_PRIORITY) | B(K_RATIO),
+	[EV_TARGET_SILENT] = B(K_NODE),
+	[EV_TARGET_REFUSE] = B(K_NODE),
+	[EV_TARGET_OK] = B(K_NODE),
+};
+
+struct flowset {
+	char *name;
+	size_t *src;
+	size_t n;
+	size_t dst;
+	unsigned prio;
+	double gbps;
+	int *ids; /* model flow ids once added, else NULL */
+};
+
+struct event {
+	uint64_t at;
+	size_t order; /* file order, for a stable sort */
+	enum ev_kind kind;
+	size_t set;    /* flows, stop */
+	size_t node;   /* switch, reboot, target_* */
+	size_t port;   /* nic, link_*, pause */
+	unsigned mask; /* B(K_*) of the knobs given */
+	struct sim_model_nic_cfg nic;
+	struct sim_model_switch_cfg sw;
+	unsigned prio;
+	double ratio;
+};
+
+struct incident {
+	struct sim_scenario_incident pub;
+	struct sim_scenario_victim *victims;
+};
+
+struct sim_scenario {
+	struct sim_topo *topo;
+	uint64_t seed, duration;
+	unsigned bg_prio;
+	double bg_load; /* 0: no background traffic */
+	struct event *ev;
+	size_t n_ev;
+	struct flowset *sets;
+	size_t n_sets;
+	struct incident *inc;
+	size_t n_inc;
+	size_t cursor;
+	bool started;
+};
+
+static const char *const kind_names[SIM_SCENARIO_KINDS] = {
+	"pfc_storm",	     "congestion_spreading",
+	"pfc_deadlock",	     "incast",
+	"lossless_drop",     "pause_on_lossy_priority",
+	"ecn_after_pfc",     "ecn_without_cnp",
+	"link_flap",	     "switch_reboot",
+	"target_silent",     "target_refuse",
+	"rail_misalignment",
+};
+
+const char *sim_scenario_kind_name(enum sim_scenario_kind kind)
+{
+	if ((unsigned)kind >= SIM_SCENARIO_KINDS)
+		return "?";
+	return kind_names[kind];
+}
+
+/* Reads a whole file of at most max bytes; NULL with the error in x. */
+static char *read_file(struct ytree_ctx *x, const char *path, size_t max,
+		       size_t *len)
+{
+	char eb[128];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		ytree_fail_file(x, "cannot open: %s",
+				strerror_r(errno, eb, sizeof eb));
+		return NULL;
+	}
+	/* One byte more than the limit tells "too large" from "full". */
+	char *buf = xmalloc(max + 1);
+	*len = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + *len, max + 1 - *len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ytree_fail_file(x, "cannot read: %s",
+					strerror_r(errno, eb, sizeof eb));
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		*len += (size_t)r;
+		if (*len > max)
+			break;
+	}
+	close(fd);
+	return buf;
+}
+
+static int want_map(struct ytree_ctx *x, const struct ytree_node *n,
+		    const char *const *keys, size_t nk, struct ytree_fields *f)
+{
+	if (n->kind != YTREE_MAP)
+		return ytree_fail(x, n, "expected a mapping, not %s",
+				  ytree_kind_name(n));
+	return ytree_fields_get(x, n, keys, nk, f);
+}
+
+/* A decimal number in [min, max]. */
+static int node_double(struct ytree_ctx *x, const struct ytree_node *n,
+		       double min, double max, double *out)
+{
+	char q[YTREE_QUOTE_BUF], *end;
+	int rc = ytree_want_scalar(x, n, "a number");
+	if (rc)
+		return rc;
+	errno = 0;
+	double v = strtod(n->str, &end);
+	if (n->len == 0 || end != n->str + n->len || errno || !isfinite(v) ||
+	    v < min || v > max)
+		return ytree_fail(x, n,
+				  "expected a number from %g to %g, not %s",
+				  min, max, ytree_quote(n, q, sizeof q));
+	*out = v;
+	return 0;
+}
+
+static int opt_double(struct ytree_ctx *x, const struct ytree_fields *f,
+		      size_t i, double min, double max, double *out)
+{
+	if (!f->val[i])
+		return 0;
+	size_t saved = ytree_path_key(x, f->keys[i]);
+	int rc = node_double(x, f->val[i], min, max, out);
+	ytree_path_cut(x, saved);
+	return rc;
+}
+
+static int node_node(struct ytree_ctx *x, const struct sim_topo *t,
+		     const struct ytree_node *n, bool switch_only,
+		     const struct sim_node **out)
+{
+	char q[YTREE_QUOTE_BUF];
+	int rc = ytree_want_scalar(x, n, "a node name");
+	if (rc)
+		return rc;
+	const struct sim_node *nd = sim_topo_find_node(t, n->str);
+	if (!nd)
+		return ytree_fail(x, n, "no node %s in the topology",
+				  ytree_quote(n, q, sizeof q));
+	if (switch_only && nd->kind == SIM_NODE_HOST)
+		return ytree_fail(x, n, "%s is a host, not a switch",
+				  ytree_quote(n, q, sizeof q));
+	*out = nd;
+	return 0;
+}
+
+/* "node:port"; with node_ok, a bare "node" too (*port = NULL). */
+static int node_endpoint(struct ytree_ctx *x, const struct sim_topo *t,
+			 const struct ytree_node *n, bool node_ok,
+			 const struct sim_node **node,
+			 const struct sim_port **port)
+{
+	char q[YTREE_QUOTE_BUF], name[SIM_TOPO_NAME_MAX + 1];
+	int rc = ytree_want_scalar(x, n, "node:port");
+	if (rc)
+		return rc;
+	const char *colon = memchr(n->str, ':', n->len);
+	size_t nl = colon ? (size_t)(colon - n->str) : n->len;
+	if (!colon && !node_ok)
+		return ytree_fail(x, n, "expected node:port, not %s",
+				  ytree_quote(n, q, sizeof q));
+	const struct sim_node *nd = NULL;
+	if (nl <= SIM_TOPO_NAME_MAX && strlen(n->str) == n->len) {
+		memcpy(name, n->str, nl);
+		name[nl] = '\0';
+		nd = sim_topo_find_node(t, name);
+	}
+	if (!nd)
+		return ytree_fail(x, n, "no node %s in the topology",
+				  ytree_quote(n, q, sizeof q));
+	const struct sim_port *p = NULL;
+	if (colon) {
+		p = sim_topo_node_port(nd, colon + 1);
+		if (!p)
+			return ytree_fail(x, n, "no port %s on %s",
+					  ytree_quote(n, q, sizeof q),
+					  nd->name);
+	}
+	*node = nd;
+	*port = p;
+	return 0;
+}
+
+static int field_port(struct ytree_ctx *x, const struct sim_topo *t,
+		      const struct ytree_fields *f, size_t i, size_t *out)
+{
+	const struct sim_node *nd;
+	const struct sim_port *p;
+	size_t saved = ytree_path_key(x, f->keys[i]);
+	int rc = node_endpoint(x, t, f->val[i], false, &nd, &p);
+	ytree_path_cut(x, saved);
+	if (!rc)
+		*out = p->id;
+	return rc;
+}
+
+static int field_node(struct ytree_ctx *x, const struct sim_topo *t,
+		      const struct ytree_fields *f, size_t i, size_t *out)
+{
+	const struct sim_node *nd;
+	size_t saved = ytree_path_key(x, f->keys[i]);
+	int rc = node_node(x, t, f->val[i], true, &nd);
+	ytree_path_cut(x, saved);
+	if (!rc)
+		*out = nd->id;
+	return rc;
+}
+
+/* Traffic's default priority: the lowest lossless one, else 0. */
+static unsigned default_prio(const struct sim_topo *t)
+{
+	uint8_t mask = sim_topo_lossless_mask(t);
+	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++)
+		if (mask & (1u << p))
+			return p;
+	return 0;
+}
+
+static int find_set(const struct sim_scenario *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_sets; i++)
+		if (strcmp(s->sets[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int parse_flows(struct ytree_ctx *x, struct sim_scenario *s,
+		       const struct ytree_fields *f, struct event *e)
+{
+	char q[YTREE_QUOTE_BUF];
+	const struct ytree_node *nm = f->val[K_NAME];
+	size_t saved = ytree_path_key(x, "name");
+	int rc = ytree_want_scalar(x, nm, "a flow set name");
+	if (!rc && (nm->len == 0 || strlen(nm->str) != nm->len))
+		rc = ytree_fail(x, nm, "expected a flow set name, not %s",
+				ytree_quote(nm, q, sizeof q));
+	if (!rc && find_set(s, nm->str) >= 0)
+		rc = ytree_fail(x, nm, "flow set %s is already defined",
+				ytree_quote(nm, q, sizeof q));
+	ytree_path_cut(x, saved);
+	if (rc)
+		return rc;
+	struct flowset fs = { .prio = default_prio(s->topo) };
+	rc = field_port(x, s->topo, f, K_TO, &fs.dst);
+	if (!rc && sim_topo_port(s->topo, fs.dst)->node->kind != SIM_NODE_HOST)
+		rc = ytree_fail_key(x, f, K_TO, "expected a host NIC");
+	if (!rc)
+		rc = opt_double(x, f, K_GBPS, 0, 800, &fs.gbps);
+	if (!rc)
+		rc = ytree_opt_uint(x, f, K_PRIORITY, 0, 7, &fs.prio);
+	if (rc)
+		return rc;
+	size_t n;
+	saved = ytree_path_key(x, "from");
+	rc = ytree_want_seq(x, f->val[K_FROM], &n);
+	if (!rc && (n == 0 || n > SIM_SCENARIO_MAX_FLOWS))
+		rc = ytree_fail(x, f->val[K_FROM],
+				"expected 1 to %d senders, not %zu",
+				SIM_SCENARIO_MAX_FLOWS, n);
+	if (rc) {
+		ytree_path_cut(x, saved);
+		return rc;
+	}
+	fs.src = xcalloc(n, sizeof *fs.src);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct ytree_node *it = f->val[K_FROM]->kids[i];
+		const struct sim_node *nd;
+		const struct sim_port *p;
+		size_t si = ytree_path_index(x, i);
+		rc = node_endpoint(x, s->topo, it, false, &nd, &p);
+		if (!rc && nd->kind != SIM_NODE_HOST)
+			rc = ytree_fail(x, it, "expected a host NIC");
+		if (!rc && p->id == fs.dst)
+			rc = ytree_fail(x, it,
+					"a sender cannot be the "
+					"receiver");
+		if (!rc)
+			fs.src[i] = p->id;
+		ytree_path_cut(x, si);
+	}
+	ytree_path_cut(x, saved);
+	if (rc) {
+		free(fs.src);
+		return rc;
+	}
+	fs.n = n;
+	fs.name = xstrdup(nm->str);
+	s->sets = xreallocarray(s->sets, s->n_sets + 1, sizeof *s->sets);
+	e->set = s->n_sets;
+	s->sets[s->n_sets++] = fs;
+	return 0;
+}
+
+static int parse_stop(struct ytree_ctx *x, struct sim_scenario *s,
+		      const struct ytree_fields *f, struct event *e)
+{
+	char q[YTREE_QUOTE_BUF];
+	const struct ytree_node *nm = f->val[K_NAME];
+	size_t saved = ytree_path_key(x, "name");
+	int rc = ytree_want_scalar(x, nm, "a flow set name");
+	int i = rc ? -1 : find_set(s, nm->str);
+	if (!rc && (i < 0 || strlen(nm->str) != nm->len))
+		rc = ytree_fail(x, nm, "no flow set %s started before",
+				ytree_quote(nm, q, sizeof q));
+	ytree_path_cut(x, saved);
+	if (!rc)
+		e->set = (size_t)i;
+	return rc;
+}
+
+static int opt_bytes(struct ytree_ctx *x, const struct ytree_fields *f,
+		     size_t k, uint64_t *out, unsigned *mask)
+{
+	if (!f->val[k])
+		return 0;
+	*mask |= B(k);
+	return ytree_opt_size(x, f, k, 0, 1ull << 40, out);
+}
+
+static int opt_ms(struct ytree_ctx *x, const struct ytree_fields *f, size_t k,
+		  uint32_t *out, unsigned *mask)
+{
+	uint64_t ns;
+	if (!f->val[k])
+		return 0;
+	*mask |= B(k);
+	int rc =
+	    ytree_opt_duration(x, f, k, 0, 3600ull * 1000000000ull, true, &ns);
+	if (!rc)
+		*out = (uint32_t)(ns / 1000000);
+	return rc;
+}
+
+static int parse_knobs(struct ytree_ctx *x, const struct ytree_fields *f,
+		       struct event *e)
+{
+	unsigned *m = &e->mask;
+	int rc = 0;
+	if (e->kind == EV_NIC) {
+		struct sim_model_nic_cfg *c = &e->nic;
+		rc = rc ? rc : opt_bytes(x, f, K_XOFF, &c->xoff, m);
+		rc = rc ? rc : opt_bytes(x, f, K_XON, &c->xon, m);
+		rc = rc ? rc : opt_bytes(x, f, K_HEADROOM, &c->headroom, m);
+		if (!rc && f->val[K_RX_DRAIN]) {
+			*m |= B(K_RX_DRAIN);
+			rc = opt_double(x, f, K_RX_DRAIN, 0, 1, &c->rx_drain);
+		}
+		if (!rc && f->val[K_NP_ENABLED]) {
+			*m |= B(K_NP_ENABLED);
+			rc = ytree_opt_bool(x, f, K_NP_ENABLED, &c->np_enabled);
+		}
+		if (!rc && f->val[K_RP_IGNORE_CNP]) {
+			*m |= B(K_RP_IGNORE_CNP);
+			rc = ytree_opt_bool(x, f, K_RP_IGNORE_CNP,
+					    &c->rp_ignore_cnp);
+		}
+		rc = rc ? rc
+			: opt_ms(x, f, K_STORM_MINOR, &c->storm_minor_ms, m);
+		rc = rc ? rc
+			: opt_ms(x, f, K_STORM_CRITICAL, &c->storm_critical_ms,
+				 m);
+		return rc;
+	}
+	struct sim_model_switch_cfg *c = &e->sw;
+	rc = rc ? rc : opt_bytes(x, f, K_XOFF, &c->xoff, m);
+	rc = rc ? rc : opt_bytes(x, f, K_XON, &c->xon, m);
+	rc = rc ? rc : opt_bytes(x, f, K_HEADROOM, &c->headroom, m);
+	rc = rc ? rc : opt_bytes(x, f, K_ECN_KMIN, &c->ecn_kmin, m);
+	rc = rc ? rc : opt_bytes(x, f, K_ECN_KMAX, &c->ecn_kmax, m);
+	if (!rc && f->val[K_ECN_PMAX]) {
+		*m |= B(K_ECN_PMAX);
+		rc = opt_double(x, f, K_ECN_PMAX, 0.000001, 1, &c->ecn_pmax);
+	}
+	return rc;
+}
+
+static int parse_event(struct ytree_ctx *x, struct sim_scenario *s,
+		       const struct ytree_node *n, struct event *e)
+{
+	struct ytree_fields f;
+	char q[YTREE_QUOTE_BUF], d1[32], d2[32];
+	int rc = want_map(x, n, ev_keys, N_KEYS, &f);
+	if (rc)
+		return rc;
+	if ((rc = ytree_need(x, &f, K_AT)) || (rc = ytree_need(x, &f, K_DO)))
+		return rc;
+	rc = ytree_opt_duration(x, &f, K_AT, 0, UINT64_MAX, true, &e->at);
+	if (rc)
+		return rc;
+	if (e->at > s->duration) {
+		cfg_format_duration(e->at, d1, sizeof d1);
+		cfg_format_duration(s->duration, d2, sizeof d2);
+		return ytree_fail_key(x, &f, K_AT,
+				      "%s is beyond the duration (%s)", d1, d2);
+	}
+	size_t saved = ytree_path_key(x, "do");
+	rc = ytree_want_scalar(x, f.val[K_DO], "an event");
+	size_t k = N_EV;
+	for (size_t i = 0; !rc && i < N_EV; i++)
+		if (strcmp(f.val[K_DO]->str, ev_names[i]) == 0 &&
+		    strlen(ev_names[i]) == f.val[K_DO]->len)
+			k = i;
+	if (!rc && k == N_EV) {
+		const char *hint =
+		    ytree_closest(f.val[K_DO]->str, ev_names, N_EV);
+		rc = ytree_fail(x, f.val[K_DO], "unknown event %s%s%s%s",
+				ytree_quote(f.val[K_DO], q, sizeof q),
+				hint ? " (did you mean " : "", hint ? hint : "",
+				hint ? "?)" : "");
+	}
+	ytree_path_cut(x, saved);
+	if (rc)
+		return rc;
+	e->kind = (enum ev_kind)k;
+	for (size_t i = K_NAME; i < N_KEYS; i++) {
+		if (f.val[i] && !(ev_allowed[k] & B(i)))
+			return ytree_fail_pos(x, f.key[i]->line, f.key[i]->col,
+					      "%s does not apply to do: %s",
+					      ev_keys[i], ev_names[k]);
+		if (!f.val[i] && (ev_needed[k] & B(i)))
+			return ytree_fail(x, n, "do: %s needs %s", ev_names[k],
+					  ev_keys[i]);
+	}
+	switch (e->kind) {
+	case EV_FLOWS:
+		return parse_flows(x, s, &f, e);
+	case EV_STOP:
+		return parse_stop(x, s, &f, e);
+	case EV_NIC:
+		rc = field_port(x, s->topo, &f, K_PORT, &e->port);
+		if (!rc && sim_topo_port(s->topo, e->port)->node->kind !=
+			       SIM_NODE_HOST)
+			rc = ytree_fail_key(x, &f, K_PORT,
+					    "expected a host NIC");
+		return rc ? rc : parse_knobs(x, &f, e);
+	case EV_SWITCH:
+		rc = field_node(x, s->topo, &f, K_NODE, &e->node);
+		return rc ? rc : parse_knobs(x, &f, e);
+	case EV_LINK_DOWN:
+	case EV_LINK_UP:
+		rc = field_port(x, s->topo, &f, K_PORT, &e->port);
+		if (!rc && !sim_topo_port(s->topo, e->port)->peer)
+			rc = ytree_fail_key(x, &f, K_PORT,
+					    "the port is not cabled");
+		return rc;
+	case EV_PAUSE:
+		rc = field_port(x, s->topo, &f, K_PORT, &e->port);
+		rc =
+		    rc ? rc : ytree_opt_uint(x, &f, K_PRIORITY, 0, 7, &e->prio);
+		return rc ? rc : opt_double(x, &f, K_RATIO, 0, 1, &e->ratio);
+	case EV_REBOOT:
+	case EV_TARGET_SILENT:
+	case EV_TARGET_REFUSE:
+	case EV_TARGET_OK:
+		return field_node(x, s->topo, &f, K_NODE, &e->node);
+	}
+	return 0;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The topology, relative to the scenario's directory. */
+static int parse_topology(struct ytree_ctx *x, struct sim_scenario *s,
+			  const char *path, const struct ytree_fields *f,
+			  size_t i)
+{
+	char *rel = NULL, *full, terr[1024];
+	size_t saved = ytree_path_key(x, f->keys[i]);
+	int rc = ytree_str(x, f->val[i], &rel);
+	if (rc) {
+		ytree_path_cut(x, saved);
+		return rc;
+	}
+	const char *slash = strrchr(path, '/');
+	if (rel[0] == '/' || !slash)
+		full = xstrdup(rel);
+	else
+		full = xasprintf("%.*s/%s", (int)(slash - path), path, rel);
+	s->topo = sim_topo_load(full, terr, sizeof terr);
+	if (!s->topo)
+		rc = ytree_fail(x, f->val[i], "cannot load the topology: %s",
+				terr);
+	ytree_path_cut(x, saved);
+	free(full);
+	free(rel);
+	return rc;
+}
+
+static int parse_traffic(struct ytree_ctx *x, struct sim_scenario *s,
+			 const struct ytree_node *n)
+{
+	static const char *const keys[] = { "pattern", "load", "priority" };
+	static const char *const pats[] = { "ring_allreduce", "none" };
+	static const int vals[] = { 1, 0 };
+	struct ytree_fields f;
+	int pat = 0;
+	int rc = want_map(x, n, keys, 3, &f);
+	s->bg_prio = default_prio(s->topo);
+	if (!rc)
+		rc = ytree_need(x, &f, 0);
+	if (!rc)
+		rc = ytree_opt_enum(x, &f, 0, pats, vals, 2, &pat);
+	if (!rc && pat)
+		rc = ytree_need(x, &f, 1);
+	if (!rc && pat)
+		rc = opt_double(x, &f, 1, 0.000001, 1, &s->bg_load);
+	if (!rc)
+		rc = ytree_opt_uint(x, &f, 2, 0, 7, &s->bg_prio);
+	if (!rc && pat && sim_topo_n_tier(s->topo, SIM_NODE_HOST) < 2)
+		rc = ytree_fail(x, n, "ring_allreduce needs 2 hosts or more");
+	return rc;
+}
+
+static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
+			  const char *path, const struct ytree_node *root)
+{
+	static const char *const keys[] = { "topology", "seed", "duration",
+					    "traffic", "events" };
+	struct ytree_fields f;
+	uint64_t seed = 1;
+	size_t n = 0;
+	if (!root)
+		return ytree_fail_file(x, "empty file");
+	int rc = want_map(x, root, keys, 5, &f);
+	for (size_t i = 0; !rc && i < 3; i++)
+		rc = ytree_need(x, &f, i);
+	if (!rc)
+		rc = parse_topology(x, s, path, &f, 0);
+	if (!rc && f.val[1]) {
+		size_t saved = ytree_path_key(x, "seed");
+		rc = ytree_uint(x, f.val[1], 0, UINT64_MAX, &seed);
+		ytree_path_cut(x, saved);
+	}
+	s->seed = seed;
+	if (!rc)
+		rc = ytree_opt_duration(x, &f, 2, 1000000, MAX_DURATION_NS,
+					false, &s->duration);
+	if (!rc && f.val[3]) {
+		size_t saved = ytree_path_key(x, "traffic");
+		rc = parse_traffic(x, s, f.val[3]);
+		ytree_path_cut(x, saved);
+	}
+	if (rc || !f.val[4])
+		return rc;
+	size_t saved = ytree_path_key(x, "events");
+	rc = ytree_want_seq(x, f.val[4], &n);
+	if (!rc && n > SIM_SCENARIO_MAX_EVENTS)
+		rc = ytree_fail(x, f.val[4], "more than %d events",
+				SIM_SCENARIO_MAX_EVENTS);
+	if (!rc && n)
+		s->ev = xcalloc(n, sizeof *s->ev);
+	for (size_t i = 0; !rc && i < n; i++) {
+		size_t si = ytree_path_index(x, i);
+		s->ev[i].order = i;
+		rc = parse_event(x, s, f.val[4]->kids[i], &s->ev[i]);
+		ytree_path_cut(x, si);
+		if (!rc)
+			s->n_ev++;
+	}
+	ytree_path_cut(x, saved);
+	if (!rc)
+		qsort(s->ev, s->n_ev, sizeof *s->ev, cmp_event);
+	return rc;
+}
+
+static int parse_span(struct ytree_ctx *x, const struct sim_scenario *s,
+		      const struct ytree_fields *f, size_t i, uint64_t *out)
+{
+	char d1[32], d2[32];
+	int rc = ytree_opt_duration(x, f, i, 0, UINT64_MAX, true, out);
+	if (!rc && f->val[i] && *out > s->duration) {
+		cfg_format_duration(*out, d1, sizeof d1);
+		cfg_format_duration(s->duration, d2, sizeof d2);
+		rc = ytree_fail_key(x, f, i, "%s is beyond the duration (%s)",
+				    d1, d2);
+	}
+	return rc;
+}
+
+static int parse_incident(struct ytree_ctx *x, struct sim_scenario *s,
+			  const struct ytree_node *n, struct incident *in)
+{
+	static const char *const keys[] = { "kind", "origin", "victims", "from",
+					    "to" };
+	static const char *const okeys[] = { "device", "port", "priority" };
+	int kvals[SIM_SCENARIO_KINDS];
+	struct sim_scenario_incident *p = &in->pub;
+	struct ytree_fields f, o;
+	int kind = 0;
+	for (int i = 0; i < SIM_SCENARIO_KINDS; i++)
+		kvals[i] = i;
+	int rc = want_map(x, n, keys, 5, &f);
+	for (size_t i = 0; !rc && i < 4; i++)
+		rc = i == 2 ? 0 : ytree_need(x, &f, i);
+	if (!rc)
+		rc = ytree_opt_enum(x, &f, 0, kind_names, kvals,
+				    SIM_SCENARIO_KINDS, &kind);
+	if (rc)
+		return rc;
+	p->kind = (enum sim_scenario_kind)kind;
+	p->priority = -1;
+	size_t saved = ytree_path_key(x, "origin");
+	rc = want_map(x, f.val[1], okeys, 3, &o);
+	if (!rc)
+		rc = ytree_need(x, &o, 0);
+	if (!rc) {
+		size_t sk = ytree_path_key(x, "device");
+		rc = node_node(x, s->topo, o.val[0], false, &p->device);
+		ytree_path_cut(x, sk);
+	}
+	if (!rc && o.val[1]) {
+		char q[YTREE_QUOTE_BUF];
+		size_t sk = ytree_path_key(x, "port");
+		rc = ytree_want_scalar(x, o.val[1], "a port name");
+		if (!rc) {
+			p->port = sim_topo_node_port(p->device, o.val[1]->str);
+			if (!p->port)
+				rc = ytree_fail(
+				    x, o.val[1], "no port %s on %s",
+				    ytree_quote(o.val[1], q, sizeof q),
+				    p->device->name);
+		}
+		ytree_path_cut(x, sk);
+	}
+	if (!rc && o.val[2]) {
+		unsigned pr = 0;
+		rc = ytree_opt_uint(x, &o, 2, 0, 7, &pr);
+		p->priority = (int)pr;
+	}
+	ytree_path_cut(x, saved);
+	if (rc)
+		return rc;
+	size_t nv = 0;
+	if (f.val[2]) {
+		saved = ytree_path_key(x, "victims");
+		rc = ytree_want_seq(x, f.val[2], &nv);
+		if (!rc && nv > SIM_SCENARIO_MAX_VICTIMS)
+			rc = ytree_fail(x, f.val[2], "more than %d victims",
+					SIM_SCENARIO_MAX_VICTIMS);
+		if (!rc && nv)
+			in->victims = xcalloc(nv, sizeof *in->victims);
+		for (size_t i = 0; !rc && i < nv; i++) {
+			size_t si = ytree_path_index(x, i);
+			rc = node_endpoint(x, s->topo, f.val[2]->kids[i], true,
+					   &in->victims[i].node,
+					   &in->victims[i].port);
+			ytree_path_cut(x, si);
+		}
+		ytree_path_cut(x, saved);
+		if (rc)
+			return rc;
+	}
+	p->victims = in->victims;
+	p->n_victims = nv;
+	p->to_ns = s->duration;
+	rc = parse_span(x, s, &f, 3, &p->from_ns);
+	if (!rc)
+		rc = parse_span(x, s, &f, 4, &p->to_ns);
+	if (!rc && p->to_ns <= p->from_ns)
+		rc = ytree_fail_key(x, &f, f.val[4] ? 4 : 3,
+				    "the span is empty (to must be after "
+				    "from)");
+	return rc;
+}
+
+static int parse_truth(struct ytree_ctx *x, struct sim_scenario *s,
+		       const struct ytree_node *root)
+{
+	static const char *const keys[] = { "incidents" };
+	struct ytree_fields f;
+	size_t n = 0;
+	if (!root)
+		return ytree_fail_file(x, "empty file");
+	int rc = want_map(x, root, keys, 1, &f);
+	if (!rc)
+		rc = ytree_need(x, &f, 0);
+	if (rc)
+		return rc;
+	size_t saved = ytree_path_key(x, "incidents");
+	rc = ytree_want_seq(x, f.val[0], &n);
+	if (!rc && n > SIM_SCENARIO_MAX_INCIDENTS)
+		rc = ytree_fail(x, f.val[0], "more than %d incidents",
+				SIM_SCENARIO_MAX_INCIDENTS);
+	if (!rc && n)
+		s->inc = xcalloc(n, sizeof *s->inc);
+	for (size_t i = 0; !rc && i < n; i++) {
+		size_t si = ytree_path_index(x, i);
+		rc = parse_incident(x, s, f.val[0]->kids[i], &s->inc[i]);
+		s->n_inc++; /* freed with its victims even on error */
+		ytree_path_cut(x, si);
+	}
+	ytree_path_cut(x, saved);
+	return rc;
+}
+
+static int load_one(const char *path, char *err, size_t errlen,
+		    struct sim_scenario *s, bool truth)
+{
+	struct ytree_ctx x = { .name = path, .err = err, .errlen = errlen };
+	struct ytree_node *root = NULL;
+	size_t len;
+	char *buf = read_file(&x, path, SIM_SCENARIO_MAX_FILE_BYTES, &len);
+	if (!buf)
+		return -EINVAL;
+	int rc = ytree_load(&x, buf, len, SIM_SCENARIO_MAX_FILE_BYTES,
+			    SIM_SCENARIO_MAX_DEPTH, &root);
+	if (!rc)
+		rc = truth ? parse_truth(&x, s, root)
+			   : parse_scenario(&x, s, path, root);
+	ytree_free(root);
+	free(buf);
+	return rc;
+}
+
+struct sim_scenario *sim_scenario_load(const char *path, char *err,
+				       size_t errlen)
+{
+	struct sim_scenario *s = xcalloc(1, sizeof *s);
+	char *tpath = NULL;
+	size_t pl = strlen(path);
+	if (err && errlen)
+		err[0] = '\0';
+	if (load_one(path, err, errlen, s, false))
+		goto fail;
+	if (pl > 5 && strcmp(path + pl - 5, ".yaml") == 0)
+		pl -= 5;
+	tpath = xasprintf("%.*s.truth.yaml", (int)pl, path);
+	if (load_one(tpath, err, errlen, s, true))
+		goto fail;
+	free(tpath);
+	return s;
+fail:
+	free(tpath);
+	sim_scenario_free(s);
+	return NULL;
+}
+
+void sim_scenario_free(struct sim_scenario *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_sets; i++) {
+		free(s->sets[i].name);
+		free(s->sets[i].src);
+		free(s->sets[i].ids);
+	}
+	for (size_t i = 0; i < s->n_inc; i++)
+		free(s->inc[i].victims);
+	free(s->sets);
+	free(s->inc);
+	free(s->ev);
+	sim_topo_free(s->topo);
+	free(s);
+}
+
+const struct sim_topo *sim_scenario_topo(const struct sim_scenario *s)
+{
+	return s->topo;
+}
+
+uint64_t sim_scenario_seed(const struct sim_scenario *s)
+{
+	return s->seed;
+}
+
+uint64_t sim_scenario_duration_ns(const struct sim_scenario *s)
+{
+	return s->duration;
+}
+
+size_t sim_scenario_n_incidents(const struct sim_scenario *s)
+{
+	return s->n_inc;
+}
+
+const struct sim_scenario_incident *
+sim_scenario_incident(const struct sim_scenario *s, size_t i)
+{
+	return i < s->n_inc ? &s->inc[i].pub : NULL;
+}
+
+void sim_scenario_rewind(struct sim_scenario *s)
+{
+	for (size_t i = 0; i < s->n_sets; i++) {
+		free(s->sets[i].ids);
+		s->sets[i].ids = NULL;
+	}
+	s->cursor = 0;
+	s->started = false;
+}
+
+/* Ring all-reduce per rail: NIC k of host h sends to NIC k of h + 1. */
+static int start_background(struct sim_scenario *s, struct sim_model *m)
+{
+	const struct sim_topo *t = s->topo;
+	size_t hosts = sim_topo_n_tier(t, SIM_NODE_HOST);
+	int rc = 0;
+	if (s->bg_load <= 0)
+		return 0;
+	for (size_t h = 0; h < hosts; h++) {
+		const struct sim_node *a =
+		    sim_topo_tier_node(t, SIM_NODE_HOST, h);
+		const struct sim_node *b =
+		    sim_topo_tier_node(t, SIM_NODE_HOST, (h + 1) % hosts);
+		for (size_t k = 0; k < a->n_ports && k < b->n_ports; k++) {
+			struct sim_model_flow f = {
+				a->ports[k].id, b->ports[k].id,
+				s->bg_prio,	s->bg_load * a->ports[k].speed,
+				NULL,		0
+			};
+			int id = sim_model_add_flow(m, &f);
+			if (id < 0)
+				rc = id;
+		}
+	}
+	return rc;
+}
+
+static int apply_flows(struct sim_model *m, struct flowset *fs, bool on)
+{
+	int rc = 0;
+	if (!fs->ids) {
+		if (!on)
+			return 0;
+		fs->ids = xcalloc(fs->n, sizeof *fs->ids);
+		for (size_t i = 0; i < fs->n; i++) {
+			struct sim_model_flow f = { fs->src[i], fs->dst,
+						    fs->prio,	fs->gbps,
+						    NULL,	0 };
+			fs->ids[i] = sim_model_add_flow(m, &f);
+			if (fs->ids[i] < 0)
+				rc = fs->ids[i];
+		}
+		return rc;
+	}
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->ids[i] >= 0) {
+			int r = sim_model_set_flow_demand(m, fs->ids[i],
+							  on ? fs->gbps : 0);
+			if (r)
+				rc = r;
+		}
+	return rc;
+}
+
+static int apply_event(struct sim_scenario *s, struct sim_model *m,
+		       const struct event *e)
+{
+	int rc;
+	switch (e->kind) {
+	case EV_FLOWS:
+	case EV_STOP:
+		return apply_flows(m, &s->sets[e->set], e->kind == EV_FLOWS);
+	case EV_NIC: {
+		struct sim_model_nic_cfg c;
+		if ((rc = sim_model_get_nic_cfg(m, e->port, &c)))
+			return rc;
+#define SET(k, f)           \
+	if (e->mask & B(k)) \
+		c.f = e->nic.f;
+		SET(K_XOFF, xoff)
+		SET(K_XON, xon)
+		SET(K_HEADROOM, headroom)
+		SET(K_RX_DRAIN, rx_drain)
+		SET(K_NP_ENABLED, np_enabled)
+		SET(K_RP_IGNORE_CNP, rp_ignore_cnp)
+		SET(K_STORM_MINOR, storm_minor_ms)
+		SET(K_STORM_CRITICAL, storm_critical_ms)
+#undef SET
+		return sim_model_set_nic_cfg(m, e->port, &c);
+	}
+	case EV_SWITCH: {
+		struct sim_model_switch_cfg c;
+		if ((rc = sim_model_get_switch_cfg(m, e->node, &c)))
+			return rc;
+#define SET(k, f)           \
+	if (e->mask & B(k)) \
+		c.f = e->sw.f;
+		SET(K_XOFF, xoff)
+		SET(K_XON, xon)
+		SET(K_HEADROOM, headroom)
+		SET(K_ECN_KMIN, ecn_kmin)
+		SET(K_ECN_KMAX, ecn_kmax)
+		SET(K_ECN_PMAX, ecn_pmax)
+#undef SET
+		return sim_model_set_switch_cfg(m, e->node, &c);
+	}
+	case EV_LINK_DOWN:
+	case EV_LINK_UP:
+		return sim_model_set_link(m, e->port, e->kind == EV_LINK_UP);
+	case EV_REBOOT:
+		return sim_model_reboot(m, e->node);
+	case EV_PAUSE:
+		return sim_model_inject_pause(m, e->port, e->prio, e->ratio);
+	case EV_TARGET_SILENT:
+	case EV_TARGET_REFUSE:
+	case EV_TARGET_OK:
+		return 0; /* the serving layer asks sim_scenario_target() */
+	}
+	return 0;
+}
+
+int sim_scenario_apply(struct sim_scenario *s, struct sim_model *m,
+		       uint64_t now_ns)
+{
+	int rc = 0, r;
+	if (!s->started) {
+		s->started = true;
+		rc = start_background(s, m);
+	}
+	while (s->cursor < s->n_ev && s->ev[s->cursor].at <= now_ns) {
+		r = apply_event(s, m, &s->ev[s->cursor++]);
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+enum sim_scenario_target sim_scenario_target(const struct sim_scenario *s,
+					     size_t node, uint64_t now_ns)
+{
+	enum sim_scenario_target t = SIM_SCENARIO_TARGET_OK;
+	for (size_t i = 0; i < s->n_ev && s->ev[i].at <= now_ns; i++) {
+		const struct event *e = &s->ev[i];
+		if (e->node != node)
+			continue;
+		if (e->kind == EV_TARGET_SILENT)
+			t = SIM_SCENARIO_TARGET_IS_SILENT;
+		else if (e->kind == EV_TARGET_REFUSE)
+			t = SIM_SCENARIO_TARGET_REFUSES;
+		else if (e->kind == EV_TARGET_OK)
+			t = SIM_SCENARIO_TARGET_OK;
+	}
+	return t;
+}

@@ -1,0 +1,126 @@
+/*
+ * sim_scenario: fabsim's scenarios. A scenario file (doc/fabsim-
+ * scenarios.md) names a topology, a seed, a duration, background
+ * traffic and a timeline of events: flow sets started and stopped, NIC
+ * and switch knobs, links down and up, switch reboots, injected pause
+ * and target-level faults (a silent or refusing gNMI/SNMP target) that
+ * the serving layer acts on. Beside it, "<name>.truth.yaml" lists the
+ * incidents the scenario contains, for the rule engine's scenario suite
+ * to score against.
+ *
+ * Ownership and threads. A scenario owns its topology, events and
+ * incidents; everything it hands out is borrowed until
+ * sim_scenario_free(). Loading shares nothing between loads. A scenario
+ * drives one model run at a time (sim_scenario_apply() keeps a cursor
+ * into the timeline); sim_scenario_rewind() starts a new run. The
+ * queries (target faults, incidents) only read and may be called at any
+ * time from the thread that owns the scenario.
+ */
+#ifndef FABMON_SIM_SCENARIO_H
+#define FABMON_SIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "topo.h"
+
+#define SIM_SCENARIO_MAX_FILE_BYTES (1024 * 1024)
+#define SIM_SCENARIO_MAX_DEPTH	    8
+#define SIM_SCENARIO_MAX_EVENTS	    4096
+#define SIM_SCENARIO_MAX_FLOWS	    4096 /* senders in one flow set */
+#define SIM_SCENARIO_MAX_INCIDENTS  1024
+#define SIM_SCENARIO_MAX_VICTIMS    1024 /* per incident */
+
+/* What the truth file says happens. */
+enum sim_scenario_kind {
+	SIM_SCENARIO_PFC_STORM,
+	SIM_SCENARIO_CONGESTION_SPREADING,
+	SIM_SCENARIO_PFC_DEADLOCK,
+	SIM_SCENARIO_INCAST,
+	SIM_SCENARIO_LOSSLESS_DROP,
+	SIM_SCENARIO_PAUSE_ON_LOSSY_PRIORITY,
+	SIM_SCENARIO_ECN_AFTER_PFC,
+	SIM_SCENARIO_ECN_WITHOUT_CNP,
+	SIM_SCENARIO_LINK_FLAP,
+	SIM_SCENARIO_SWITCH_REBOOT,
+	SIM_SCENARIO_TARGET_SILENT,
+	SIM_SCENARIO_TARGET_REFUSE,
+	SIM_SCENARIO_RAIL_MISALIGNMENT,
+};
+#define SIM_SCENARIO_KINDS 13
+
+/*
+ * One incident of the ground truth. origin is a node, optionally one of
+ * its ports (NULL: the whole device) and a priority (-1: none). A victim
+ * is a node and optionally a port (NULL). The span is [from_ns, to_ns).
+ */
+struct sim_scenario_victim {
+	const struct sim_node *node;
+	const struct sim_port *port;
+};
+
+struct sim_scenario_incident {
+	enum sim_scenario_kind kind;
+	const struct sim_node *device;
+	const struct sim_port *port;
+	int priority;
+	const struct sim_scenario_victim *victims;
+	size_t n_victims;
+	uint64_t from_ns, to_ns;
+};
+
+/* The fault a target (switch) shows its collectors. */
+enum sim_scenario_target {
+	SIM_SCENARIO_TARGET_OK,
+	SIM_SCENARIO_TARGET_IS_SILENT, /* accepts, never answers */
+	SIM_SCENARIO_TARGET_REFUSES,   /* refuses connections */
+};
+
+struct sim_scenario;
+
+/*
+ * Loads a scenario file, the topology it names (relative to the file's
+ * directory unless absolute) and its truth file (path with ".yaml"
+ * replaced by ".truth.yaml", which must exist). Returns the scenario
+ * (free with sim_scenario_free) or NULL with one line
+ * "file:line:col: key.path: message" (or "file: message") in err.
+ */
+struct sim_scenario *sim_scenario_load(const char *path, char *err,
+				       size_t errlen);
+/* Frees s, its topology and its truth; NULL is a no-op. */
+void sim_scenario_free(struct sim_scenario *s);
+
+/* The topology (borrowed: lives as long as s), seed and duration. */
+const struct sim_topo *sim_scenario_topo(const struct sim_scenario *s);
+uint64_t sim_scenario_seed(const struct sim_scenario *s);
+uint64_t sim_scenario_duration_ns(const struct sim_scenario *s);
+
+/*
+ * Applies to m (a model of sim_scenario_topo(s)) every event due by
+ * now_ns that is not applied yet, in time order (file order at equal
+ * times); the first call also starts the background traffic. Call it
+ * every tick before sim_model_step() with the model's time. Returns 0,
+ * or the model's negative error for a knob it refused (the rest of the
+ * due events are still applied).
+ */
+int sim_scenario_apply(struct sim_scenario *s, struct sim_model *m,
+		       uint64_t now_ns);
+/* Forgets what was applied, for a new run with a new model. */
+void sim_scenario_rewind(struct sim_scenario *s);
+
+/* The fault of switch node (a node id) at now_ns: the last target event
+ * for it at or before now_ns, else SIM_SCENARIO_TARGET_OK. */
+enum sim_scenario_target sim_scenario_target(const struct sim_scenario *s,
+					     size_t node, uint64_t now_ns);
+
+/* The truth's incidents in file order; NULL past the end. */
+size_t sim_scenario_n_incidents(const struct sim_scenario *s);
+const struct sim_scenario_incident *
+sim_scenario_incident(const struct sim_scenario *s, size_t i);
+
+/* A kind as the truth file writes it ("pfc_storm"), "?" if invalid. */
+const char *sim_scenario_kind_name(enum sim_scenario_kind kind);
+
+#endif
