@@ -1205,39 +1205,17 @@ struct cfg *cfg_load_buffer(const char *name, const char *buf, size_t len,
 struct cfg *cfg_load(const char *path, char *err, size_t errlen)
 {
 	struct ytree_ctx x = { .name = path, .err = err, .errlen = errlen };
-	char eb[128], *buf;
+	char *buf;
 	size_t len = 0;
 	struct cfg *c = NULL;
-	int fd;
 
 	if (err && errlen)
 		err[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		ytree_fail_file(&x, "cannot open: %s",
-				strerror_r(errno, eb, sizeof eb));
+	buf = ytree_read_file(&x, path, CFG_MAX_FILE_BYTES, &len);
+	if (!buf)
 		return NULL;
-	}
-	/* One byte more than the limit tells "too large" from "full". */
-	buf = xmalloc(CFG_MAX_FILE_BYTES + 1);
-	for (;;) {
-		ssize_t r = read(fd, buf + len, CFG_MAX_FILE_BYTES + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ytree_fail_file(&x, "cannot read: %s",
-					strerror_r(errno, eb, sizeof eb));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > CFG_MAX_FILE_BYTES)
-			break;
-	}
 	c = cfg_load_buffer(path, buf, len, err, errlen);
-out:
-	close(fd);
+	/* The file may hold secrets. */
 	explicit_bzero(buf, len);
 	free(buf);
 	return c;

@@ -15,11 +15,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #define NAME_MAX_LEN 64 /* longest key that gets a suggestion */
@@ -780,4 +782,38 @@ int ytree_opt_enum(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 	if (rc == 0)
 		ytree_path_cut(x, saved);
 	return rc;
+}
+
+char *ytree_read_file(struct ytree_ctx *x, const char *path, size_t max,
+		      size_t *len)
+{
+	char eb[128];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		ytree_fail_file(x, "cannot open: %s",
+				strerror_r(errno, eb, sizeof eb));
+		return NULL;
+	}
+	/* One byte more than the limit tells "too large" from "full". */
+	char *buf = xmalloc(max + 1);
+	*len = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + *len, max + 1 - *len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ytree_fail_file(x, "cannot read: %s",
+					strerror_r(errno, eb, sizeof eb));
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		*len += (size_t)r;
+		if (*len > max)
+			break;
+	}
+	close(fd);
+	return buf;
 }

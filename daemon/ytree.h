@@ -128,6 +128,15 @@ __attribute__((format(printf, 2, 3))) int ytree_fail_file(struct ytree_ctx *x,
 							  const char *fmt, ...);
 
 /*
+ * Reads the whole file path, of at most max bytes (one byte more is
+ * read, so that ytree_load can tell "too large" from "exactly full").
+ * Returns the buffer (the caller frees it) and its length in *len, or
+ * NULL with "file: cannot open/read: reason" written through x.
+ */
+char *ytree_read_file(struct ytree_ctx *x, const char *path, size_t max,
+		      size_t *len);
+
+/*
  * A scalar as shown in messages, cut to YTREE_QUOTE_MAX bytes (with
  * "..."): quoted, or as is for values known to be well-formed. buf
  * should hold YTREE_QUOTE_BUF bytes; returns buf.

@@ -920,38 +920,15 @@ struct gnmi_profile *gnmi_profile_load(const char *path, char *err,
 			       .flags = PROFILE_YTREE_FLAGS,
 			       .path_size = 256 };
 	struct gnmi_profile *p = NULL;
-	char eb[128], *buf;
+	char *buf;
 	size_t len = 0;
-	int fd;
 
 	if (err && errlen)
 		err[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		ytree_fail_file(&x, "cannot open: %s",
-				strerror_r(errno, eb, sizeof eb));
+	buf = ytree_read_file(&x, path, PROFILE_MAX_BYTES, &len);
+	if (!buf)
 		return NULL;
-	}
-	/* One byte past the limit tells "too large" from "exactly full". */
-	buf = xmalloc(PROFILE_MAX_BYTES + 1);
-	for (;;) {
-		ssize_t r = read(fd, buf + len, PROFILE_MAX_BYTES + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ytree_fail_file(&x, "cannot read: %s",
-					strerror_r(errno, eb, sizeof eb));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > PROFILE_MAX_BYTES)
-			break;
-	}
 	p = gnmi_profile_load_buffer(path, buf, len, err, errlen);
-out:
-	close(fd);
 	free(buf);
 	return p;
 }

@@ -184,41 +184,6 @@ const char *sim_scenario_kind_name(enum sim_scenario_kind kind)
 	return kind_names[kind];
 }
 
-/* Reads a whole file of at most max bytes; NULL with the error in x. */
-static char *read_file(struct ytree_ctx *x, const char *path, size_t max,
-		       size_t *len)
-{
-	char eb[128];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		ytree_fail_file(x, "cannot open: %s",
-				strerror_r(errno, eb, sizeof eb));
-		return NULL;
-	}
-	/* One byte more than the limit tells "too large" from "full". */
-	char *buf = xmalloc(max + 1);
-	*len = 0;
-	for (;;) {
-		ssize_t r = read(fd, buf + *len, max + 1 - *len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ytree_fail_file(x, "cannot read: %s",
-					strerror_r(errno, eb, sizeof eb));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		*len += (size_t)r;
-		if (*len > max)
-			break;
-	}
-	close(fd);
-	return buf;
-}
-
 static int want_map(struct ytree_ctx *x, const struct ytree_node *n,
 		    const char *const *keys, size_t nk, struct ytree_fields *f)
 {
@@ -838,7 +803,8 @@ static int load_one(const char *path, char *err, size_t errlen,
 	struct ytree_ctx x = { .name = path, .err = err, .errlen = errlen };
 	struct ytree_node *root = NULL;
 	size_t len;
-	char *buf = read_file(&x, path, SIM_SCENARIO_MAX_FILE_BYTES, &len);
+	char *buf =
+	    ytree_read_file(&x, path, SIM_SCENARIO_MAX_FILE_BYTES, &len);
 	if (!buf)
 		return -EINVAL;
 	int rc = ytree_load(&x, buf, len, SIM_SCENARIO_MAX_FILE_BYTES,

@@ -1649,39 +1649,15 @@ struct sim_topo *sim_topo_load(const char *path, char *err, size_t errlen)
 			       .flags = TOPO_YTREE_FLAGS,
 			       .path_size = TOPO_PATH_SIZE };
 	struct sim_topo *t = NULL;
-	char eb[128], *buf;
+	char *buf;
 	size_t len = 0;
-	int fd;
 
 	if (err && errlen)
 		err[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		ytree_fail_file(&x, "cannot open: %s",
-				strerror_r(errno, eb, sizeof eb));
+	buf = ytree_read_file(&x, path, SIM_TOPO_MAX_FILE_BYTES, &len);
+	if (!buf)
 		return NULL;
-	}
-	/* One byte more than the limit tells "too large" from "full". */
-	buf = xmalloc(SIM_TOPO_MAX_FILE_BYTES + 1);
-	for (;;) {
-		ssize_t r =
-		    read(fd, buf + len, SIM_TOPO_MAX_FILE_BYTES + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ytree_fail_file(&x, "cannot read: %s",
-					strerror_r(errno, eb, sizeof eb));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > SIM_TOPO_MAX_FILE_BYTES)
-			break;
-	}
 	t = sim_topo_load_buffer(path, buf, len, err, errlen);
-out:
-	close(fd);
 	free(buf);
 	return t;
 }
