@@ -944,6 +944,27 @@ struct old_value {
 	uint32_t type;
 };
 
+/* An update or delete path's own origin and target (when it has them and
+ * they are C strings) replace the prefix's in the view: 0, or
+ * -ENAMETOOLONG if one does not fit the walk's name buffers. */
+static int take_names(struct wire_walk *ww, const struct path_acc *a)
+{
+	struct gnmi_walk *w = &ww->w;
+	if (a->origin &&
+	    cstr_span(a->origin, a->origin_len, a->origin + a->origin_len)) {
+		w->v.origin = copy_name(ww->uorigin, a->origin, a->origin_len);
+		if (w->v.origin == NULL)
+			return -ENAMETOOLONG;
+	}
+	if (a->target &&
+	    cstr_span(a->target, a->target_len, a->target + a->target_len)) {
+		w->v.target = copy_name(ww->utarget, a->target, a->target_len);
+		if (w->v.target == NULL)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 static void walk_update(struct wire_walk *ww, const uint8_t *u,
 			const uint8_t *uend, int prc, size_t n_prefix,
 			size_t n_prefix_keys)
@@ -1012,23 +1033,7 @@ static void walk_update(struct wire_walk *ww, const uint8_t *u,
 
 		add_paths(w, u, uend, 1, n_path == 1 ? path : NULL, path_end,
 			  &a);
-		rc = a.rc;
-		if (rc == 0 && a.origin &&
-		    cstr_span(a.origin, a.origin_len,
-			      a.origin + a.origin_len)) {
-			w->v.origin =
-			    copy_name(ww->uorigin, a.origin, a.origin_len);
-			if (w->v.origin == NULL)
-				rc = -ENAMETOOLONG;
-		}
-		if (rc == 0 && a.target &&
-		    cstr_span(a.target, a.target_len,
-			      a.target + a.target_len)) {
-			w->v.target =
-			    copy_name(ww->utarget, a.target, a.target_len);
-			if (w->v.target == NULL)
-				rc = -ENAMETOOLONG;
-		}
+		rc = a.rc ? a.rc : take_names(ww, &a);
 	}
 	if (rc < 0) {
 		gnmi_walk_bad_path(w, rc);
@@ -1057,23 +1062,7 @@ static void walk_delete(struct wire_walk *ww, const uint8_t *p,
 	w->v.target = ww->target;
 	if (rc == 0) {
 		add_paths(w, NULL, NULL, 0, p, end, &a);
-		rc = a.rc;
-		if (rc == 0 && a.origin &&
-		    cstr_span(a.origin, a.origin_len,
-			      a.origin + a.origin_len)) {
-			w->v.origin =
-			    copy_name(ww->uorigin, a.origin, a.origin_len);
-			if (w->v.origin == NULL)
-				rc = -ENAMETOOLONG;
-		}
-		if (rc == 0 && a.target &&
-		    cstr_span(a.target, a.target_len,
-			      a.target + a.target_len)) {
-			w->v.target =
-			    copy_name(ww->utarget, a.target, a.target_len);
-			if (w->v.target == NULL)
-				rc = -ENAMETOOLONG;
-		}
+		rc = a.rc ? a.rc : take_names(ww, &a);
 	}
 	if (rc < 0) {
 		gnmi_walk_bad_path(w, rc);
