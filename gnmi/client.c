@@ -556,6 +556,16 @@ static bool start_batch(struct gtarget *t, const grpc_op *ops, size_t n,
 	return true;
 }
 
+/* ops[0..1]: the call's metadata (credentials) and its request. */
+static void fill_send_ops(struct gtarget *t, grpc_op *ops)
+{
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[0].data.send_initial_metadata.count = t->n_md_send;
+	ops[0].data.send_initial_metadata.metadata = t->md_send;
+	ops[1].op = GRPC_OP_SEND_MESSAGE;
+	ops[1].data.send_message.send_message = t->send_bb;
+}
+
 static void fail_attempt(struct gtarget *t, grpc_status_code code,
 			 const char *detail);
 static void call_finished(struct gtarget *t);
@@ -577,11 +587,7 @@ static void start_caps(struct gtarget *t)
 
 	grpc_op ops[6];
 	memset(ops, 0, sizeof ops);
-	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-	ops[0].data.send_initial_metadata.count = t->n_md_send;
-	ops[0].data.send_initial_metadata.metadata = t->md_send;
-	ops[1].op = GRPC_OP_SEND_MESSAGE;
-	ops[1].data.send_message.send_message = t->send_bb;
+	fill_send_ops(t, ops);
 	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
 	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
 	ops[3].data.recv_initial_metadata.recv_initial_metadata = &t->md_recv;
@@ -630,11 +636,7 @@ static void start_subscribe(struct gtarget *t)
 
 	grpc_op ops[2];
 	memset(ops, 0, sizeof ops);
-	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-	ops[0].data.send_initial_metadata.count = t->n_md_send;
-	ops[0].data.send_initial_metadata.metadata = t->md_send;
-	ops[1].op = GRPC_OP_SEND_MESSAGE;
-	ops[1].data.send_message.send_message = t->send_bb;
+	fill_send_ops(t, ops);
 	bool ok = start_batch(t, ops, 2, OP_SEND);
 	t->send_pending = ok;
 
