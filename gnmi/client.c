@@ -1004,6 +1004,9 @@ static void call_finished(struct gtarget *t)
 		health_target_count(t->health, HEALTH_C_RECONNECTS, 1);
 		log_warn("gnmi", "%s: no message for %llds: resubscribing",
 			 t->name, (long long)(t->watchdog_ns / NS_PER_S));
+		/* Silence is not health: down until a message arrives. */
+		set_down(t, "no message for %llds; resubscribing",
+			 (long long)(t->watchdog_ns / NS_PER_S));
 		connecting_done(t);
 		t->state = GS_IDLE;
 		set_timer(t, mono_ns());

@@ -34,9 +34,10 @@
  * call has a FIFO of packed messages and at most one final status. The
  * first batch carries the initial metadata; a status right after a
  * message goes in the same batch. A stream whose queue is longer than
- * GT_QUEUE_SOFT skips its sample and heartbeat cycles (a slow client
- * loses samples, as on a real target), and one reaching GT_QUEUE_HARD
- * is cancelled with RESOURCE_EXHAUSTED.
+ * GT_QUEUE_SOFT messages or GT_QUEUE_SOFT_BYTES skips its sample and
+ * heartbeat cycles (a slow client loses samples, as on a real target),
+ * and one reaching GT_QUEUE_HARD or GT_QUEUE_HARD_BYTES is cancelled
+ * with RESOURCE_EXHAUSTED.
  *
  * Timers. The core C API has no timer, so the loop passes the earliest
  * due time of its targets as the deadline of grpc_completion_queue_next
@@ -93,6 +94,10 @@
 #define GT_MAX_WAIT_NS	 GT_NS
 #define GT_QUEUE_SOFT	 256
 #define GT_QUEUE_HARD	 16384
+/* The same bounds in bytes: messages run up to GT_CHUNK_BYTES, so a
+ * count alone would let a thousand slow streams hold gigabytes. */
+#define GT_QUEUE_SOFT_BYTES (4u << 20)
+#define GT_QUEUE_HARD_BYTES (32u << 20)
 #define GT_CHUNK_UPDATES 512
 #define GT_CHUNK_BYTES	 (1024 * 1024)
 #define GT_BIND_RETRIES	 50
@@ -240,6 +245,7 @@ struct gt_call {
 	struct gt_out *inflight;
 	struct gt_out *q_head, *q_tail;
 	size_t q_len;
+	size_t q_bytes; /* of the queued messages (not the in-flight one) */
 	struct gt_stream *st;
 };
 
@@ -928,6 +934,7 @@ static void call_drop_queue(struct gt_call *c)
 	}
 	c->q_tail = NULL;
 	c->q_len = 0;
+	c->q_bytes = 0;
 }
 
 static bool call_can_send(const struct gt_call *c)
@@ -956,12 +963,12 @@ static void call_enqueue(struct gt_call *c, grpc_byte_buffer *bb, bool front)
 		grpc_byte_buffer_destroy(bb);
 		return;
 	}
-	if (c->q_len >= GT_QUEUE_HARD) {
+	if (c->q_len >= GT_QUEUE_HARD || c->q_bytes >= GT_QUEUE_HARD_BYTES) {
 		grpc_byte_buffer_destroy(bb);
 		log_warn("sim",
-			 "gNMI target port %d: client too slow, %d "
-			 "messages queued: cancelling its RPC",
-			 c->t->port, GT_QUEUE_HARD);
+			 "gNMI target port %d: client too slow, %zu "
+			 "messages (%zu bytes) queued: cancelling its RPC",
+			 c->t->port, c->q_len, c->q_bytes);
 		c->broken = true;
 		call_drop_queue(c);
 		grpc_call_cancel_with_status(c->call,
@@ -984,6 +991,7 @@ static void call_enqueue(struct gt_call *c, grpc_byte_buffer *bb, bool front)
 		c->q_tail = o;
 	}
 	c->q_len++;
+	c->q_bytes += grpc_byte_buffer_length(bb);
 	call_flush(c);
 }
 
@@ -1034,6 +1042,8 @@ static void call_flush(struct gt_call *c)
 		ops[n].data.send_message.send_message = o->bb;
 		n++;
 		c->q_len--;
+		size_t len = grpc_byte_buffer_length(o->bb);
+		c->q_bytes = c->q_bytes > len ? c->q_bytes - len : 0;
 		/* A status right behind the message rides along. */
 		if (o->next && !o->next->bb)
 			last = o->next;
@@ -1237,7 +1247,8 @@ static int64_t stream_service(struct gt_call *c, int64_t now)
 	struct gt_batch b = { 0 };
 	int64_t due = INT64_MAX;
 	bool can_send = !t->silent && !st->need_initial;
-	if (can_send && c->q_len >= GT_QUEUE_SOFT) {
+	if (can_send && (c->q_len >= GT_QUEUE_SOFT ||
+			 c->q_bytes >= GT_QUEUE_SOFT_BYTES)) {
 		can_send = false;
 		if (st->skipped++ == 0)
 			log_warn("sim",

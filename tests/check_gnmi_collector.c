@@ -311,10 +311,14 @@ START_TEST(test_silent_stream_is_resubscribed_by_the_watchdog)
 	gnmi_target_set_silent(tgt, true);
 	WAIT_FOR(get_info("leaf1") && info.counters[HEALTH_C_RECONNECTS] >= 1,
 		 "the watchdog never resubscribed");
+	/* Silence is reported, not read as health. */
+	WAIT_FOR(get_info("leaf1") && !info.up, "target still up while silent");
+	ck_assert_ptr_nonnull(strstr(info.last_error, "no message"));
 	gnmi_target_set_silent(tgt, false);
 	set_pfc(70, 0, T0 + NS_PER_S);
 	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 70),
 		 "data did not resume after the silence");
+	WAIT_FOR(get_info("leaf1") && info.up, "target not up after the silence");
 	ck_assert_uint_eq(gnmi_target_stream_count(tgt), 1);
 }
 END_TEST
