@@ -43,7 +43,9 @@
  *     per XOFF->XON transition: a full pause ending is one, a partial
  *     pause cycles max(1, phi (1 - phi) R dt) times. Each XOFF onset
  *     lets C_up t_reaction bytes land in headroom; beyond headroom they
- *     are dropped on the lossless priority (PG drop, in_discards). A NIC
+ *     are dropped on the lossless priority (PG drop, in_discards): they
+ *     come out of the bytes pushed back (the upstream sent them after
+ *     all), so the queue PFC holds at Xoff stays. A NIC
  *     with PFC off (lossy priority, or stall prevention fired) drops
  *     what exceeds its buffer (rx_prio/phy discards, out_of_buffer).
  *  4. ECN at switch egress queues, after PFC: a departing packet is
@@ -62,6 +64,12 @@
  *     >= 99% of each tick, continuous pause time grows; past storm_minor_ms one
  *     warning event, past storm_critical_ms one error event and PFC off
  *     until its receive path drains again.
+ *  7. PFC watchdog per switch (off by default): a lossless egress queue
+ *     paused >= 99% of each tick (by PFC or injected pause) with bytes
+ *     queued for 99% of pfcwd_detect_ms is stormed; from the next tick
+ *     it drops its backlog and its arrivals and is never blocked (the
+ *     pause it receives is still counted), until no pause came for
+ *     pfcwd_restore_ms. This is what breaks a deadlock.
  *
  * Counters are kept raw and monotonic (uint64 bytes and ns; fractional
  * events in 1/1024 units) and converted at read: packets = bytes /
@@ -72,7 +80,11 @@
  * are flat and indexed by port id (x SIM_MODEL_PRIOS) or node id. Flows,
  * segments, queues and ingresses are rebuilt when flows or links change,
  * not per step, so a step only touches segments, queues and ingresses
- * in use.
+ * in use; what a step needs of the topology (port pointers, NIC flags,
+ * rates, the node of a queue or ingress, the upstream port) is cached
+ * at construction and rebuild, so the step makes no calls into it. A
+ * rebuild routes each destination leaf's flows with one breadth-first
+ * search that stops once it has reached their source leaves.
  */
 #include "config.h"
 
@@ -93,7 +105,7 @@
 #define CNP_MIN_INTERVAL_S 4e-6
 #define RP_AI_PER_S	   0.25 /* of line rate per second */
 #define RP_MIN_GBPS	   0.1
-#define MAX_HOPS	   64
+#define MAX_HOPS	   SIM_MODEL_MAX_PATH
 /* A NIC pausing at least this fraction of a tick is stalled (SONiC's
  * pfcwd uses the same 99%). */
 #define STORM_PHI 0.99
@@ -108,6 +120,7 @@ struct flow {
 	size_t *path; /* current path */
 	size_t hops;  /* 0: no path */
 	size_t seg0;  /* first segment */
+	double line;  /* src's line rate, bytes/s */
 	double lost;  /* bytes lost this tick */
 	double marks; /* CE packets this tick */
 };
@@ -121,6 +134,9 @@ struct queue {
 	int rank;
 	size_t first, n; /* in qsegs */
 	double share;	 /* of the port's capacity */
+	double rate;	 /* the port's, bytes/s */
+	size_t node;	 /* the port's */
+	size_t inj;	 /* peer port x P + prio if lossless, else NONE */
 	bool blocked;
 	bool done; /* served this tick */
 };
@@ -129,10 +145,15 @@ struct queue {
 struct ingress {
 	size_t port;
 	unsigned prio;
-	size_t upq;	 /* queue index */
-	size_t first, n; /* in gsegs */
+	size_t upq;		    /* queue index */
+	size_t up, node;	    /* upstream port, the port's node */
+	bool nic;		    /* the port is a NIC's */
+	double up_rate, up_refresh; /* the upstream port's */
+	size_t first, n;	    /* in gsegs */
 	double phi_prev;
 	double arrived, pushed; /* this tick, bytes */
+	double occ;		/* occupancy when last summed this tick */
+	bool hot;		/* its bytes changed since: sum again */
 };
 
 struct nic_state {
@@ -155,11 +176,22 @@ struct sim_model {
 	const struct sim_topo *t;
 	uint64_t seed, now_ns;
 	size_t n_ports, n_nodes;
+	/* The topology's, cached: the step asks for them per segment. */
+	const struct sim_port **pt; /* by port id */
+	bool *pnic;		    /* port is a host NIC */
+	uint8_t lossless_mask;
+	unsigned n_wd; /* switches with a PFC watchdog */
+	bool wd_any;   /* some queue may still be stormed or timing */
 
 	/* Per port x prio. */
 	uint64_t *tx_bytes, *rx_bytes, *tx_pause_ns, *rx_pause_ns;
 	uint64_t *xon_tx, *xon_rx, *ecn, *qdrop, *pgdrop; /* FP: last 3 */
 	double *occ, *wm;
+	/* PFC watchdog per port x prio: time stormed so far (detection),
+	   time without pause while stormed (restoration), counts. */
+	uint64_t *wd_ns, *wd_quiet_ns, *wd_storms, *wd_restores;
+	uint64_t *wd_drops; /* FP */
+	bool *wd_on;
 	/* Per port. */
 	uint64_t *in_disc, *out_disc; /* FP */
 	uint64_t *up_events, *down_events;
@@ -177,10 +209,12 @@ struct sim_model {
 
 	/* Rebuilt when dirty. */
 	bool dirty;
+	bool occ_valid; /* ingresses' occ, unless hot, as of now */
 	size_t n_segs;
 	size_t *seg_flow, *seg_q, *seg_g;
 	unsigned *seg_hop;
 	double *b, *a, *d;
+	double *pb; /* pushed back by PFC this tick, per segment */
 	struct queue *q;
 	size_t n_q;
 	size_t *qsegs;
@@ -193,21 +227,23 @@ struct sim_model {
 	double *inj_phi; /* n_ports x P: pause injected by port */
 	int *dist;	 /* per node, routing scratch */
 	size_t *bfs;
+	unsigned *want; /* per node: a source of the routes (== stamp) */
+	unsigned stamp;
 };
 
 static const struct sim_port *port_of(const struct sim_model *m, size_t id)
 {
-	return sim_topo_port(m->t, id);
+	return m->pt[id];
 }
 
 static bool is_nic(const struct sim_model *m, size_t id)
 {
-	return port_of(m, id)->node->kind == SIM_NODE_HOST;
+	return m->pnic[id];
 }
 
 static bool lossless(const struct sim_model *m, unsigned prio)
 {
-	return (sim_topo_lossless_mask(m->t) >> prio) & 1;
+	return (m->lossless_mask >> prio) & 1;
 }
 
 static double rate_Bps(const struct sim_port *p)
@@ -246,6 +282,8 @@ static void default_switch_cfg(struct sim_model_switch_cfg *c)
 	c->ecn_pmax = 0.2;
 	c->lossy_limit = 2048 * KIB;
 	c->pfc_reaction_ns = 2000;
+	c->pfcwd_detect_ms = 0;
+	c->pfcwd_restore_ms = 200;
 }
 
 static void default_nic_cfg(struct sim_model_nic_cfg *c)
@@ -287,6 +325,12 @@ struct sim_model *sim_model_new(const struct sim_topo *t, uint64_t seed,
 	m->occ = xcalloc(pp, sizeof(double));
 	m->wm = xcalloc(pp, sizeof(double));
 	m->inj_phi = xcalloc(pp, sizeof(double));
+	m->wd_ns = xcalloc(pp, sizeof(uint64_t));
+	m->wd_quiet_ns = xcalloc(pp, sizeof(uint64_t));
+	m->wd_storms = xcalloc(pp, sizeof(uint64_t));
+	m->wd_restores = xcalloc(pp, sizeof(uint64_t));
+	m->wd_drops = xcalloc(pp, sizeof(uint64_t));
+	m->wd_on = xcalloc(pp, sizeof(bool));
 	m->in_disc = xcalloc(np, sizeof(uint64_t));
 	m->out_disc = xcalloc(np, sizeof(uint64_t));
 	m->up_events = xcalloc(np, sizeof(uint64_t));
@@ -302,7 +346,13 @@ struct sim_model *sim_model_new(const struct sim_topo *t, uint64_t seed,
 	m->boot_ns = xcalloc(nn, sizeof(uint64_t));
 	m->dist = xcalloc(nn, sizeof(int));
 	m->bfs = xcalloc(nn, sizeof(size_t));
+	m->want = xcalloc(nn, sizeof(unsigned));
+	m->pt = xcalloc(np, sizeof *m->pt);
+	m->pnic = xcalloc(np, sizeof *m->pnic);
+	m->lossless_mask = sim_topo_lossless_mask(t);
 	for (size_t i = 0; i < m->n_ports; i++) {
+		m->pt[i] = sim_topo_port(t, i);
+		m->pnic[i] = m->pt[i]->node->kind == SIM_NODE_HOST;
 		m->up[i] = port_of(m, i)->peer != NULL;
 		default_nic_cfg(&m->nic[i].cfg);
 	}
@@ -322,6 +372,7 @@ static void free_segments(struct sim_model *m)
 	free(m->b);
 	free(m->a);
 	free(m->d);
+	free(m->pb);
 	free(m->q);
 	free(m->qsegs);
 	free(m->g);
@@ -352,6 +403,12 @@ void sim_model_free(struct sim_model *m)
 	free(m->occ);
 	free(m->wm);
 	free(m->inj_phi);
+	free(m->wd_ns);
+	free(m->wd_quiet_ns);
+	free(m->wd_storms);
+	free(m->wd_restores);
+	free(m->wd_drops);
+	free(m->wd_on);
 	free(m->in_disc);
 	free(m->out_disc);
 	free(m->up_events);
@@ -365,7 +422,10 @@ void sim_model_free(struct sim_model *m)
 	free(m->boot_ns);
 	free(m->dist);
 	free(m->bfs);
+	free(m->want);
 	free(m->gorder);
+	free(m->pt);
+	free(m->pnic);
 	free(m);
 }
 
@@ -381,14 +441,24 @@ static bool is_switch(const struct sim_node *n)
 	return n->kind != SIM_NODE_HOST;
 }
 
-/* Hop distances from node dst over up links between switches. */
-static void bfs_from(struct sim_model *m, size_t dst)
+/*
+ * Hop distances from node dst over up links between switches, as far as
+ * the routes need them: the search stops once the last of the pending
+ * source nodes (marked want[node] == stamp) has its distance. A path
+ * from a source at distance D only looks at nodes closer than D, and
+ * those are all settled by then, so the routes are the same as with
+ * every distance known; nodes not reached keep -1.
+ */
+static void bfs_from(struct sim_model *m, size_t dst, size_t pending,
+		     unsigned stamp)
 {
 	for (size_t i = 0; i < m->n_nodes; i++)
 		m->dist[i] = -1;
 	size_t head = 0, tail = 0;
 	m->dist[dst] = 0;
 	m->bfs[tail++] = dst;
+	if (m->want[dst] == stamp && --pending == 0)
+		return;
 	while (head < tail) {
 		const struct sim_node *n = sim_topo_node(m->t, m->bfs[head++]);
 		for (size_t j = 0; j < n->n_ports; j++) {
@@ -400,6 +470,8 @@ static void bfs_from(struct sim_model *m, size_t dst)
 			if (m->dist[o] < 0) {
 				m->dist[o] = m->dist[n->id] + 1;
 				m->bfs[tail++] = o;
+				if (m->want[o] == stamp && --pending == 0)
+					return;
 			}
 		}
 	}
@@ -557,7 +629,25 @@ static void rebuild(struct sim_model *m)
 		if (!f->xpath && d->peer && is_switch(d->peer->node) &&
 		    d->peer->node->id != last_leaf) {
 			last_leaf = d->peer->node->id;
-			bfs_from(m, last_leaf);
+			/* The source leaves of this destination's routed
+			   flows (the rest of its group). */
+			size_t pending = 0;
+			m->stamp++;
+			for (size_t j = k;
+			     j < m->n_flows && order[2 * j] == order[2 * k];
+			     j++) {
+				const struct flow *g =
+				    &m->flows[order[2 * j + 1]];
+				const struct sim_port *sp = port_of(m, g->src);
+				if (g->xpath || !sp->peer ||
+				    !is_switch(sp->peer->node) ||
+				    m->want[sp->peer->node->id] == m->stamp)
+					continue;
+				m->want[sp->peer->node->id] = m->stamp;
+				pending++;
+			}
+			if (pending)
+				bfs_from(m, last_leaf, pending, m->stamp);
 		}
 		route_flow(m, order[2 * k + 1]);
 	}
@@ -577,6 +667,7 @@ static void rebuild(struct sim_model *m)
 	m->b = xcalloc(nsa, sizeof(double));
 	m->a = xcalloc(nsa, sizeof(double));
 	m->d = xcalloc(nsa, sizeof(double));
+	m->pb = xcalloc(nsa, sizeof(double));
 	m->q = xmalloc(nsa * sizeof(struct queue));
 	m->g = xmalloc(nsa * sizeof(struct ingress));
 	m->n_q = 0;
@@ -598,6 +689,12 @@ static void rebuild(struct sim_model *m)
 				q->src = h == 0;
 				q->port = q->rx ? f->dst : f->path[h];
 				q->prio = f->prio;
+				const struct sim_port *qp = port_of(m, q->port);
+				q->rate = rate_Bps(qp);
+				q->node = qp->node->id;
+				q->inj = lossless(m, q->prio) && qp->peer
+					     ? qp->peer->id * P + q->prio
+					     : NONE;
 				m->qmap[key] = (int32_t)m->n_q++;
 			}
 			struct queue *q = &m->q[m->qmap[key]];
@@ -615,6 +712,12 @@ static void rebuild(struct sim_model *m)
 				g->port = in;
 				g->prio = f->prio;
 				g->upq = m->seg_q[s - 1];
+				const struct sim_port *gp = port_of(m, in);
+				g->up = gp->peer->id;
+				g->node = gp->node->id;
+				g->nic = is_nic(m, in);
+				g->up_rate = rate_Bps(gp->peer);
+				g->up_refresh = refresh_rate(gp->peer);
 				m->gmap[gk] = (int32_t)m->n_g++;
 			}
 			m->seg_g[s] = (size_t)m->gmap[gk];
@@ -686,6 +789,7 @@ static void rebuild(struct sim_model *m)
 	/* Ingresses downstream first: queue indices grow with rank, so by
 	   decreasing upstream queue index. */
 	free(m->gorder);
+	m->occ_valid = false;
 	m->gorder = xmalloc((m->n_g ? m->n_g : 1) * 2 * sizeof(size_t));
 	for (size_t i = 0; i < m->n_g; i++) {
 		m->gorder[2 * i] = m->n_q - m->g[i].upq;
@@ -741,24 +845,24 @@ static bool pfc_on(const struct sim_model *m, const struct ingress *g)
 {
 	if (!lossless(m, g->prio))
 		return false;
-	if (is_nic(m, g->port))
+	if (g->nic)
 		return !m->nic[g->port].errored;
 	return true;
 }
 
-static void thresholds(const struct sim_model *m, size_t port, double *xoff,
-		       double *xon, double *headroom, double *react)
+static void thresholds(const struct sim_model *m, const struct ingress *g,
+		       double *xoff, double *xon, double *headroom,
+		       double *react)
 {
-	if (is_nic(m, port)) {
-		const struct sim_model_nic_cfg *c = &m->nic[port].cfg;
+	if (g->nic) {
+		const struct sim_model_nic_cfg *c = &m->nic[g->port].cfg;
 		*xoff = (double)c->xoff;
 		*xon = (double)c->xon;
 		*headroom = (double)c->headroom;
 		*react = 2e-6;
 		return;
 	}
-	const struct sim_model_switch_cfg *c =
-	    &m->sw[port_of(m, port)->node->id];
+	const struct sim_model_switch_cfg *c = &m->sw[g->node];
 	*xoff = (double)c->xoff;
 	*xon = (double)c->xon;
 	*headroom = (double)c->headroom;
@@ -783,11 +887,15 @@ static void find_blocked(struct sim_model *m, size_t *cand)
 	}
 	for (size_t i = 0; i < m->n_g; i++) {
 		struct ingress *g = &m->g[i];
+		const struct queue *up = &m->q[g->upq];
 		double xoff, xon, hr, re;
-		if (!pfc_on(m, g))
+		/* A stormed queue ignores pause: it never blocks. */
+		if (!pfc_on(m, g) ||
+		    (m->n_wd && m->wd_on[up->port * P + up->prio]))
 			continue;
-		thresholds(m, g->port, &xoff, &xon, &hr, &re);
-		if (group_sum(m, g) >= xon) {
+		thresholds(m, g, &xoff, &xon, &hr, &re);
+		double I = m->occ_valid && !g->hot ? g->occ : group_sum(m, g);
+		if (I >= xon) {
 			m->q[g->upq].blocked = true;
 			cand[nc++] = i;
 		}
@@ -800,7 +908,7 @@ static void find_blocked(struct sim_model *m, size_t *cand)
 			if (!m->q[g->upq].blocked)
 				continue;
 			double xoff, xon, hr, re, stuck = 0;
-			thresholds(m, g->port, &xoff, &xon, &hr, &re);
+			thresholds(m, g, &xoff, &xon, &hr, &re);
 			for (size_t k = 0; k < g->n; k++) {
 				size_t s = m->gsegs[g->first + k];
 				if (m->q[m->seg_q[s]].blocked)
@@ -814,6 +922,25 @@ static void find_blocked(struct sim_model *m, size_t *cand)
 	}
 }
 
+/* A stormed queue (watchdog action drop) drops what it holds and what
+ * arrives this tick. */
+static void wd_drop(struct sim_model *m, struct queue *q)
+{
+	double lostb = 0;
+	for (size_t k = 0; k < q->n; k++) {
+		size_t s = m->qsegs[q->first + k];
+		double x = m->b[s] + m->a[s];
+		m->d[s] = 0;
+		m->b[s] = 0;
+		m->flows[m->seg_flow[s]].lost += x;
+		lostb += x;
+	}
+	q->done = true;
+	drop_backlog(m, q->port, q->prio, false, lostb);
+	fp_add(&m->wd_drops[q->port * P + q->prio],
+	       lostb / SIM_MODEL_FRAME_BYTES);
+}
+
 /* Step 2. */
 static void forward(struct sim_model *m, double dt)
 {
@@ -821,17 +948,20 @@ static void forward(struct sim_model *m, double dt)
 		m->q[i].done = false;
 	for (size_t i = 0; i < m->n_q; i++) {
 		struct queue *q = &m->q[i];
-		const struct sim_port *p = port_of(m, q->port);
 		double cap;
+		if (m->n_wd && !q->rx && m->wd_on[q->port * P + q->prio]) {
+			wd_drop(m, q);
+			continue;
+		}
 		if (q->rx)
-			cap = rate_Bps(p) * dt * m->nic[q->port].cfg.rx_drain;
+			cap = q->rate * dt * m->nic[q->port].cfg.rx_drain;
 		else if (q->blocked)
 			cap = 0;
 		else {
 			double inj = 0;
-			if (lossless(m, q->prio) && p->peer)
-				inj = m->inj_phi[p->peer->id * P + q->prio];
-			cap = rate_Bps(p) * dt * q->share * (1 - inj);
+			if (m->n_inj && q->inj != NONE)
+				inj = m->inj_phi[q->inj];
+			cap = q->rate * dt * q->share * (1 - inj);
 		}
 		double tot = 0;
 		for (size_t k = 0; k < q->n; k++) {
@@ -860,7 +990,7 @@ static void forward(struct sim_model *m, double dt)
 		q->done = true;
 		/* Lossy switch queue: tail drop above its limit. */
 		if (!q->rx && !q->src && !lossless(m, q->prio)) {
-			double lim = (double)m->sw[p->node->id].lossy_limit;
+			double lim = (double)m->sw[q->node].lossy_limit;
 			if (left > lim) {
 				double cut = (left - lim) / left;
 				double lostb = 0;
@@ -881,8 +1011,8 @@ static void forward(struct sim_model *m, double dt)
  * there, in proportion to what each segment can give; returns what was
  * removed. push_back returns them to the upstream segments (they were
  * never sent), else they are lost. */
-static double take_arrivals(struct sim_model *m, const struct ingress *g,
-			    double want, bool push_back)
+static double take_arrivals(struct sim_model *m, struct ingress *g, double want,
+			    bool push_back)
 {
 	double avail = 0;
 	for (size_t k = 0; k < g->n; k++) {
@@ -902,11 +1032,43 @@ static double take_arrivals(struct sim_model *m, const struct ingress *g,
 		took += x;
 		if (push_back) {
 			m->d[s - 1] -= x;
-			if (m->seg_hop[s - 1] > 0)
+			m->pb[s] += x;
+			if (m->seg_hop[s - 1] > 0) {
 				m->b[s - 1] += x;
+				m->g[m->seg_g[s - 1]].hot = true;
+			}
 		} else {
 			m->flows[m->seg_flow[s]].lost += x;
 		}
+	}
+	if (!push_back && took > 0)
+		g->hot = true;
+	return took;
+}
+
+/* Headroom overflow: of the bytes g pushed back this tick, lost go out
+ * after all and are dropped at g, so the queues behind g stay as PFC
+ * left them (at Xoff) and the upstream counts them sent. Returns the
+ * bytes dropped. */
+static double drop_pushed(struct sim_model *m, const struct ingress *g,
+			  double lost)
+{
+	if (lost <= 0 || g->pushed <= 0)
+		return 0;
+	double frac = lost >= g->pushed ? 1.0 : lost / g->pushed, took = 0;
+	for (size_t k = 0; k < g->n; k++) {
+		size_t s = m->gsegs[g->first + k];
+		double x = m->pb[s] * frac;
+		if (x <= 0)
+			continue;
+		m->pb[s] -= x;
+		m->d[s - 1] += x;
+		if (m->seg_hop[s - 1] > 0) {
+			m->b[s - 1] -= x;
+			m->g[m->seg_g[s - 1]].hot = true;
+		}
+		m->flows[m->seg_flow[s]].lost += x;
+		took += x;
 	}
 	return took;
 }
@@ -916,26 +1078,43 @@ static double take_arrivals(struct sim_model *m, const struct ingress *g,
  * cycle's back edge, so a few passes settle it. */
 static void pfc_pushback(struct sim_model *m)
 {
-	for (size_t i = 0; i < m->n_g; i++) {
-		struct ingress *g = &m->g[i];
-		g->arrived = 0;
-		g->pushed = 0;
-		for (size_t k = 0; k < g->n; k++)
-			g->arrived += m->a[m->gsegs[g->first + k]];
-	}
 	for (int pass = 0; pass < 4; pass++) {
 		double moved = 0;
 		for (size_t i = 0; i < m->n_g; i++) {
 			struct ingress *g = &m->g[m->gorder[2 * i + 1]];
+			double I;
+			if (pass == 0) {
+				/* An ingress's arrivals change only when it
+				   pushes back itself, so they are summed here
+				   with its occupancy. */
+				double arrived = 0;
+				I = 0;
+				for (size_t k = 0; k < g->n; k++) {
+					size_t s = m->gsegs[g->first + k];
+					arrived += m->a[s];
+					I += m->b[s];
+				}
+				g->arrived = arrived;
+				g->pushed = 0;
+			} else if (!g->hot) {
+				/* Nothing taken last time and nothing changed
+				   since: it would take nothing again. */
+				continue;
+			} else {
+				I = group_sum(m, g);
+			}
+			g->occ = I;
+			g->hot = false;
 			if (!pfc_on(m, g))
 				continue;
 			double xoff, xon, headroom, react;
-			thresholds(m, g->port, &xoff, &xon, &headroom, &react);
-			double I = group_sum(m, g);
+			thresholds(m, g, &xoff, &xon, &headroom, &react);
 			if (I > xoff) {
 				double x = take_arrivals(m, g, I - xoff, true);
 				g->pushed += x;
 				moved += x;
+				if (x > 0)
+					g->hot = true;
 			}
 		}
 		if (moved < 1)
@@ -943,19 +1122,24 @@ static void pfc_pushback(struct sim_model *m)
 	}
 }
 
+/* The occupancy of g now, without summing again when it is known. */
+static double occupancy(const struct sim_model *m, const struct ingress *g)
+{
+	return g->hot ? group_sum(m, g) : g->occ;
+}
+
 /* Step 3b: pause time, frames, transitions and drops of one ingress. */
 static void pfc_account(struct sim_model *m, struct ingress *g, double dt,
 			uint64_t dt_ns)
 {
-	size_t in = g->port, up = port_of(m, in)->peer->id;
-	const struct sim_port *upp = port_of(m, up);
+	size_t in = g->port, up = g->up;
 	double xoff, xon, headroom, react;
-	thresholds(m, in, &xoff, &xon, &headroom, &react);
-	bool nic = is_nic(m, in);
+	thresholds(m, g, &xoff, &xon, &headroom, &react);
+	bool nic = g->nic;
 	double W = g->arrived;
 	double phi = 0;
 	if (pfc_on(m, g)) {
-		double I = group_sum(m, g);
+		double I = occupancy(m, g);
 		if (m->q[g->upq].blocked)
 			phi = 1;
 		else if (W > 0)
@@ -964,7 +1148,7 @@ static void pfc_account(struct sim_model *m, struct ingress *g, double dt,
 			phi = I >= xoff ? 1 : 0;
 		if (phi > 0.999999)
 			phi = 1;
-		double R = refresh_rate(upp);
+		double R = g->up_refresh;
 		double cycles = 0, onsets = 0, xons = 0;
 		if (phi >= 1) {
 			onsets = g->phi_prev < 1 ? 1 : 0;
@@ -978,9 +1162,9 @@ static void pfc_account(struct sim_model *m, struct ingress *g, double dt,
 		if (g->phi_prev >= 1 && phi < 1)
 			xons += 1;
 		/* Headroom: in-flight bytes after each XOFF. */
-		double over = rate_Bps(upp) * react - headroom;
+		double over = g->up_rate * react - headroom;
 		if (onsets > 0 && over > 0) {
-			double lost = take_arrivals(m, g, onsets * over, false);
+			double lost = drop_pushed(m, g, onsets * over);
 			double pk = lost / SIM_MODEL_FRAME_BYTES;
 			fp_add(&m->pgdrop[in * P + g->prio], pk);
 			if (nic)
@@ -993,13 +1177,19 @@ static void pfc_account(struct sim_model *m, struct ingress *g, double dt,
 		uint64_t ns = (uint64_t)(phi * (double)dt_ns + 0.5);
 		if (ns > dt_ns)
 			ns = dt_ns;
-		m->tx_pause_ns[in * P + g->prio] += ns;
-		m->rx_pause_ns[up * P + g->prio] += ns;
-		m->xon_tx[in * P + g->prio] += (uint64_t)(xons + 0.5);
-		m->xon_rx[up * P + g->prio] += (uint64_t)(xons + 0.5);
+		uint64_t nx = (uint64_t)(xons + 0.5);
+		/* Most ingresses never pause: leave their counters alone. */
+		if (ns) {
+			m->tx_pause_ns[in * P + g->prio] += ns;
+			m->rx_pause_ns[up * P + g->prio] += ns;
+		}
+		if (nx) {
+			m->xon_tx[in * P + g->prio] += nx;
+			m->xon_rx[up * P + g->prio] += nx;
+		}
 	} else if (nic) {
 		/* No PFC: what exceeds the buffer is dropped. */
-		double I = group_sum(m, g);
+		double I = occupancy(m, g);
 		double buf = xoff + headroom;
 		if (I > buf) {
 			double lost = take_arrivals(m, g, I - buf, false);
@@ -1051,7 +1241,7 @@ static void account_queues(struct sim_model *m)
 		m->occ[pi] = occ;
 		if (occ > m->wm[pi])
 			m->wm[pi] = occ;
-		double p = ecn_prob(&m->sw[port_of(m, q->port)->node->id], occ);
+		double p = ecn_prob(&m->sw[q->node], occ);
 		if (p <= 0 || sent <= 0)
 			continue;
 		fp_add(&m->ecn[pi], sent * p / SIM_MODEL_FRAME_BYTES);
@@ -1069,7 +1259,7 @@ static void dcqcn(struct sim_model *m, double dt)
 	for (size_t i = 0; i < m->n_flows; i++) {
 		struct flow *f = &m->flows[i];
 		struct nic_state *src = &m->nic[f->src], *dst = &m->nic[f->dst];
-		double line = rate_Bps(port_of(m, f->src));
+		double line = f->line;
 		if (!f->hops) {
 			if (!m->up[f->src] && f->demand > 0)
 				fp_add(&src->tx_disc_phy,
@@ -1110,6 +1300,59 @@ static void dcqcn(struct sim_model *m, double dt)
 		}
 		f->lost = 0;
 		f->marks = 0;
+	}
+}
+
+/* Step 7: the switches' PFC watchdogs, from this tick's pause ratio
+ * of every lossless egress queue (PFC or injected pause from its
+ * peer) and its occupancy. */
+static void watchdog(struct sim_model *m, uint64_t dt_ns)
+{
+	if (!m->n_wd && !m->wd_any)
+		return;
+	m->wd_any = false;
+	for (size_t i = 0; i < m->n_q; i++) {
+		const struct queue *q = &m->q[i];
+		if (q->rx || q->src || !lossless(m, q->prio))
+			continue;
+		const struct sim_port *p = port_of(m, q->port);
+		const struct sim_model_switch_cfg *c = &m->sw[p->node->id];
+		size_t pi = q->port * P + q->prio;
+		if (!c->pfcwd_detect_ms) {
+			m->wd_on[pi] = false;
+			m->wd_ns[pi] = 0;
+			continue;
+		}
+		m->wd_any = true;
+		double ratio = 0;
+		if (p->peer) {
+			size_t peer = p->peer->id * P + q->prio;
+			if (m->gmap[peer] >= 0)
+				ratio = m->g[m->gmap[peer]].phi_prev;
+			if (m->inj_phi[peer] > ratio)
+				ratio = m->inj_phi[peer];
+		}
+		if (m->wd_on[pi]) {
+			m->wd_quiet_ns[pi] =
+			    ratio > 0 ? 0 : m->wd_quiet_ns[pi] + dt_ns;
+			if (m->wd_quiet_ns[pi] >=
+			    c->pfcwd_restore_ms * 1000000ull) {
+				m->wd_on[pi] = false;
+				m->wd_restores[pi]++;
+			}
+			continue;
+		}
+		if (ratio >= STORM_PHI && m->occ[pi] > 0)
+			m->wd_ns[pi] += dt_ns;
+		else
+			m->wd_ns[pi] = 0;
+		/* Fires past 99% of the detection time, as SONiC's does. */
+		if (m->wd_ns[pi] * 100 >= c->pfcwd_detect_ms * 99000000ull) {
+			m->wd_on[pi] = true;
+			m->wd_storms[pi]++;
+			m->wd_ns[pi] = 0;
+			m->wd_quiet_ns[pi] = 0;
+		}
 	}
 }
 
@@ -1160,6 +1403,7 @@ int sim_model_step(struct sim_model *m, uint64_t dt_ns)
 	size_t ns = m->n_segs;
 	memset(m->a, 0, (ns ? ns : 1) * sizeof(double));
 	memset(m->d, 0, (ns ? ns : 1) * sizeof(double));
+	memset(m->pb, 0, (ns ? ns : 1) * sizeof(double));
 	for (size_t i = 0; i < m->n_flows; i++) {
 		struct flow *f = &m->flows[i];
 		if (f->hops)
@@ -1190,6 +1434,8 @@ int sim_model_step(struct sim_model *m, uint64_t dt_ns)
 	}
 	dcqcn(m, dt);
 	storms(m, dt_ns);
+	watchdog(m, dt_ns);
+	m->occ_valid = true;
 	m->now_ns += dt_ns;
 	return 0;
 }
@@ -1237,6 +1483,7 @@ int sim_model_add_flow(struct sim_model *m, const struct sim_model_flow *f)
 	n->prio = f->prio;
 	n->demand = f->gbps * 1e9 / 8;
 	n->rate = n->demand;
+	n->line = rate_Bps(port_of(m, f->src));
 	n->path = xmalloc(MAX_HOPS * sizeof(size_t));
 	if (f->path_len) {
 		n->xpath = xmalloc(f->path_len * sizeof(size_t));
@@ -1303,8 +1550,16 @@ int sim_model_set_switch_cfg(struct sim_model *m, size_t node,
 {
 	if (!switch_node(m, node) || cfg->xon >= cfg->xoff ||
 	    cfg->ecn_kmin > cfg->ecn_kmax || !(cfg->ecn_pmax > 0) ||
-	    cfg->ecn_pmax > 1)
+	    cfg->ecn_pmax > 1 ||
+	    (cfg->pfcwd_detect_ms && !cfg->pfcwd_restore_ms))
 		return -EINVAL;
+	if (!m->sw[node].pfcwd_detect_ms != !cfg->pfcwd_detect_ms) {
+		if (cfg->pfcwd_detect_ms)
+			m->n_wd++;
+		else
+			m->n_wd--;
+		m->wd_any = true; /* clear what the old setting left */
+	}
 	m->sw[node] = *cfg;
 	if (m->sw[node].ecn_kmax == m->sw[node].ecn_kmin)
 		m->sw[node].ecn_kmax++;
@@ -1375,12 +1630,19 @@ int sim_model_reboot(struct sim_model *m, size_t node)
 		memset(&m->pgdrop[o], 0, sz);
 		memset(&m->occ[o], 0, P * sizeof(double));
 		memset(&m->wm[o], 0, P * sizeof(double));
+		memset(&m->wd_ns[o], 0, sz);
+		memset(&m->wd_quiet_ns[o], 0, sz);
+		memset(&m->wd_storms[o], 0, sz);
+		memset(&m->wd_restores[o], 0, sz);
+		memset(&m->wd_drops[o], 0, sz);
+		memset(&m->wd_on[o], 0, P * sizeof(bool));
 		m->in_disc[id] = m->out_disc[id] = 0;
 		m->up_events[id] = m->down_events[id] = 0;
 	}
 	for (size_t s = 0; s < m->n_segs; s++)
 		if (port_of(m, m->q[m->seg_q[s]].port)->node == n)
 			m->b[s] = 0;
+	m->occ_valid = false;
 	m->boots[node]++;
 	m->boot_ns[node] = m->now_ns;
 	return 0;
@@ -1447,6 +1709,10 @@ int sim_model_read_switch_port(const struct sim_model *m, size_t port,
 		o->ecn_marked = m->ecn[i] >> FP_SHIFT;
 		o->occupancy_bytes = (uint64_t)m->occ[i];
 		o->watermark_bytes = (uint64_t)m->wm[i];
+		o->pfcwd_storms = m->wd_storms[i];
+		o->pfcwd_restores = m->wd_restores[i];
+		o->pfcwd_drops = m->wd_drops[i] >> FP_SHIFT;
+		o->pfcwd_stormed = m->wd_on[i];
 		out->in_octets += o->rx_bytes;
 		out->out_octets += o->tx_bytes;
 		out->in_packets += o->rx_packets;

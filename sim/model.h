@@ -31,6 +31,9 @@
 /* Bytes of one modelled RoCE packet on the wire (4096 B payload plus
  * Ethernet, IP, UDP, BTH and ICRC headers): packets = bytes / this. */
 #define SIM_MODEL_FRAME_BYTES 4160
+/* The most egress ports on an explicit flow path, the src NIC
+ * included. */
+#define SIM_MODEL_MAX_PATH 64
 /* The longest tick sim_model_step() accepts. */
 #define SIM_MODEL_MAX_TICK_NS 100000000ull
 
@@ -104,11 +107,18 @@ struct sim_model_switch_cfg {
 	double ecn_pmax;	     /* mark probability at kmax (0..1] */
 	uint64_t lossy_limit;	     /* tail drop of a lossy egress queue */
 	uint32_t pfc_reaction_ns;    /* XOFF to upstream silence */
+	/* PFC watchdog (SONiC pfcwd, action drop) on every lossless egress
+	   queue: a queue paused >= 99% of the time with bytes queued for
+	   pfcwd_detect_ms is stormed: it drops what it holds and what
+	   arrives and ignores pause until no pause has come for
+	   pfcwd_restore_ms. 0 disables the watchdog. */
+	uint32_t pfcwd_detect_ms, pfcwd_restore_ms;
 };
 /* Defaults: xoff 512 KiB, xon 480 KiB, headroom 256 KiB, ECN 100..400
- * KiB at 20%, lossy limit 2 MiB, reaction 2 us. 0 or -EINVAL if node is
- * not a switch or (set) cfg is inconsistent (xon >= xoff, kmin > kmax,
- * pmax outside (0, 1]). */
+ * KiB at 20%, lossy limit 2 MiB, reaction 2 us, watchdog off (restore
+ * 200 ms). 0 or -EINVAL if node is not a switch or (set) cfg is
+ * inconsistent (xon >= xoff, kmin > kmax, pmax outside (0, 1], a
+ * watchdog without a restoration time). */
 int sim_model_get_switch_cfg(const struct sim_model *m, size_t node,
 			     struct sim_model_switch_cfg *cfg);
 int sim_model_set_switch_cfg(struct sim_model *m, size_t node,
@@ -173,6 +183,11 @@ struct sim_model_switch_prio {
 	uint64_t ecn_marked;			   /* packets marked CE */
 	uint64_t occupancy_bytes;		   /* gauge */
 	uint64_t watermark_bytes;		   /* max since boot */
+	/* PFC watchdog: storms detected (SONiC's DEADLOCK_DETECTED),
+	   restorations, packets its drop action dropped (also in
+	   queue_drops); whether the queue is stormed now (gauge). */
+	uint64_t pfcwd_storms, pfcwd_restores, pfcwd_drops;
+	bool pfcwd_stormed;
 };
 
 struct sim_model_switch_port {

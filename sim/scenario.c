@@ -73,33 +73,37 @@ enum {
 	K_STORM_MINOR,
 	K_STORM_CRITICAL,
 	K_RATIO,
+	K_PATH,
+	K_PFCWD_DETECT,
+	K_PFCWD_RESTORE,
 	N_KEYS
 };
 static const char *const ev_keys[N_KEYS] = {
-	"at",	       "do",
-	"name",	       "from",
-	"to",	       "gbps",
-	"priority",    "node",
-	"port",	       "xoff",
-	"xon",	       "headroom",
-	"ecn_kmin",    "ecn_kmax",
-	"ecn_pmax",    "rx_drain",
-	"np_enabled",  "rp_ignore_cnp",
-	"storm_minor", "storm_critical",
-	"ratio",
+	"at",		"do",
+	"name",		"from",
+	"to",		"gbps",
+	"priority",	"node",
+	"port",		"xoff",
+	"xon",		"headroom",
+	"ecn_kmin",	"ecn_kmax",
+	"ecn_pmax",	"rx_drain",
+	"np_enabled",	"rp_ignore_cnp",
+	"storm_minor",	"storm_critical",
+	"ratio",	"path",
+	"pfcwd_detect", "pfcwd_restore",
 };
 
 #define B(k)	     (1u << (k))
 #define KNOBS_COMMON (B(K_XOFF) | B(K_XON) | B(K_HEADROOM))
 /* The keys each event takes besides at and do. */
 static const unsigned ev_allowed[N_EV] = {
-	[EV_FLOWS] =
-	    B(K_NAME) | B(K_FROM) | B(K_TO) | B(K_GBPS) | B(K_PRIORITY),
+	[EV_FLOWS] = B(K_NAME) | B(K_FROM) | B(K_TO) | B(K_GBPS) |
+		     B(K_PRIORITY) | B(K_PATH),
 	[EV_STOP] = B(K_NAME),
 	[EV_NIC] = B(K_PORT) | KNOBS_COMMON | B(K_RX_DRAIN) | B(K_NP_ENABLED) |
 		   B(K_RP_IGNORE_CNP) | B(K_STORM_MINOR) | B(K_STORM_CRITICAL),
 	[EV_SWITCH] = B(K_NODE) | KNOBS_COMMON | B(K_ECN_KMIN) | B(K_ECN_KMAX) |
-		      B(K_ECN_PMAX),
+		      B(K_ECN_PMAX) | B(K_PFCWD_DETECT) | B(K_PFCWD_RESTORE),
 	[EV_LINK_DOWN] = B(K_PORT),
 	[EV_LINK_UP] = B(K_PORT),
 	[EV_REBOOT] = B(K_NODE),
@@ -130,6 +134,8 @@ struct flowset {
 	size_t dst;
 	unsigned prio;
 	double gbps;
+	size_t *path; /* switch egress ports, or NULL: routed */
+	size_t path_len;
 	int *ids; /* model flow ids once added, else NULL */
 };
 
@@ -154,6 +160,7 @@ struct incident {
 
 struct sim_scenario {
 	struct sim_topo *topo;
+	bool topo_borrowed; /* from sim_scenario_load_buffers() */
 	uint64_t seed, duration;
 	unsigned bg_prio;
 	double bg_load; /* 0: no background traffic */
@@ -322,6 +329,74 @@ static int find_set(const struct sim_scenario *s, const char *name)
 	return -1;
 }
 
+/*
+ * A flow set's explicit path: the switch egress ports from the senders'
+ * leaf to the receiver's, each cabled, each on the node the one before
+ * leads to; every sender is cabled to the first port's node and the
+ * last port to the receiver. The model puts each sender's NIC in front.
+ */
+static int parse_path(struct ytree_ctx *x, const struct sim_topo *t,
+		      const struct ytree_node *seq, struct flowset *fs)
+{
+	size_t n;
+	int rc = ytree_want_seq(x, seq, &n);
+	if (!rc && (n == 0 || n > SIM_MODEL_MAX_PATH - 1))
+		rc =
+		    ytree_fail(x, seq, "expected 1 to %d switch ports, not %zu",
+			       SIM_MODEL_MAX_PATH - 1, n);
+	if (rc)
+		return rc;
+	fs->path = xcalloc(n, sizeof *fs->path);
+	const struct sim_port *prev = NULL;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct ytree_node *it = seq->kids[i];
+		const struct sim_node *nd;
+		const struct sim_port *p;
+		size_t si = ytree_path_index(x, i);
+		rc = node_endpoint(x, t, it, false, &nd, &p);
+		if (!rc && nd->kind == SIM_NODE_HOST)
+			rc = ytree_fail(x, it,
+					"expected a switch port (the senders' "
+					"NICs come first by themselves)");
+		if (!rc && !p->peer)
+			rc = ytree_fail(x, it, "%s:%s is not cabled", nd->name,
+					p->name);
+		if (!rc && prev && prev->peer->node != nd)
+			rc = ytree_fail(x, it,
+					"%s:%s does not continue the path: "
+					"%s:%s before it leads to %s",
+					nd->name, p->name, prev->node->name,
+					prev->name, prev->peer->node->name);
+		for (size_t k = 0; !rc && i == 0 && k < fs->n; k++) {
+			const struct sim_port *src =
+			    sim_topo_port(t, fs->src[k]);
+			if (!src->peer || src->peer->node != nd)
+				rc = ytree_fail(
+				    x, it,
+				    "the path starts on %s, but sender "
+				    "%s:%s is cabled to %s",
+				    nd->name, src->node->name, src->name,
+				    src->peer ? src->peer->node->name
+					      : "nothing");
+		}
+		if (!rc && i + 1 == n && p->peer->id != fs->dst) {
+			const struct sim_port *d = sim_topo_port(t, fs->dst);
+			rc = ytree_fail(x, it,
+					"the path ends at %s:%s, not at the "
+					"receiver %s:%s",
+					p->peer->node->name, p->peer->name,
+					d->node->name, d->name);
+		}
+		if (!rc)
+			fs->path[i] = p->id;
+		prev = p;
+		ytree_path_cut(x, si);
+	}
+	if (!rc)
+		fs->path_len = n;
+	return rc;
+}
+
 static int parse_flows(struct ytree_ctx *x, struct sim_scenario *s,
 		       const struct ytree_fields *f, struct event *e)
 {
@@ -377,11 +452,17 @@ static int parse_flows(struct ytree_ctx *x, struct sim_scenario *s,
 		ytree_path_cut(x, si);
 	}
 	ytree_path_cut(x, saved);
+	fs.n = n;
+	if (!rc && f->val[K_PATH]) {
+		saved = ytree_path_key(x, "path");
+		rc = parse_path(x, s->topo, f->val[K_PATH], &fs);
+		ytree_path_cut(x, saved);
+	}
 	if (rc) {
 		free(fs.src);
+		free(fs.path);
 		return rc;
 	}
-	fs.n = n;
 	fs.name = xstrdup(nm->str);
 	s->sets = xreallocarray(s->sets, s->n_sets + 1, sizeof *s->sets);
 	e->set = s->n_sets;
@@ -469,6 +550,8 @@ static int parse_knobs(struct ytree_ctx *x, const struct ytree_fields *f,
 		*m |= B(K_ECN_PMAX);
 		rc = opt_double(x, f, K_ECN_PMAX, 0.000001, 1, &c->ecn_pmax);
 	}
+	rc = rc ? rc : opt_ms(x, f, K_PFCWD_DETECT, &c->pfcwd_detect_ms, m);
+	rc = rc ? rc : opt_ms(x, f, K_PFCWD_RESTORE, &c->pfcwd_restore_ms, m);
 	return rc;
 }
 
@@ -571,8 +654,10 @@ static int parse_topology(struct ytree_ctx *x, struct sim_scenario *s,
 	char *rel = NULL, *full, terr[1024];
 	size_t saved = ytree_path_key(x, f->keys[i]);
 	int rc = ytree_str(x, f->val[i], &rel);
-	if (rc) {
+	if (rc || s->topo) {
+		/* A borrowed topology: only the key's form is checked. */
 		ytree_path_cut(x, saved);
+		free(rel);
 		return rc;
 	}
 	const char *slash = strrchr(path, '/');
@@ -662,7 +747,7 @@ static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 			s->n_ev++;
 	}
 	ytree_path_cut(x, saved);
-	if (!rc)
+	if (!rc && s->n_ev)
 		qsort(s->ev, s->n_ev, sizeof *s->ev, cmp_event);
 	return rc;
 }
@@ -677,6 +762,45 @@ static int parse_span(struct ytree_ctx *x, const struct sim_scenario *s,
 		cfg_format_duration(s->duration, d2, sizeof d2);
 		rc = ytree_fail_key(x, f, i, "%s is beyond the duration (%s)",
 				    d1, d2);
+	}
+	return rc;
+}
+
+/* A victim: "node" or "node:port", or a mapping with port (either
+ * form), hop (1 to 64) and from (within the incident's span). */
+static int parse_victim(struct ytree_ctx *x, const struct sim_scenario *s,
+			const struct sim_scenario_incident *in,
+			const struct ytree_node *n,
+			struct sim_scenario_victim *v)
+{
+	static const char *const keys[] = { "port", "hop", "from" };
+	struct ytree_fields f;
+	char d1[32], d2[32], d3[32];
+	v->from_ns = in->from_ns;
+	if (n->kind != YTREE_MAP)
+		return node_endpoint(x, s->topo, n, true, &v->node, &v->port);
+	int rc = ytree_fields_get(x, n, keys, 3, &f);
+	if (!rc)
+		rc = ytree_need(x, &f, 0);
+	if (!rc) {
+		size_t sk = ytree_path_key(x, "port");
+		rc = node_endpoint(x, s->topo, f.val[0], true, &v->node,
+				   &v->port);
+		ytree_path_cut(x, sk);
+	}
+	if (!rc)
+		rc = ytree_opt_uint(x, &f, 1, 1, SIM_MODEL_MAX_PATH, &v->hop);
+	if (!rc)
+		rc = ytree_opt_duration(x, &f, 2, 0, UINT64_MAX, true,
+					&v->from_ns);
+	if (!rc && (v->from_ns < in->from_ns || v->from_ns >= in->to_ns)) {
+		cfg_format_duration(v->from_ns, d1, sizeof d1);
+		cfg_format_duration(in->from_ns, d2, sizeof d2);
+		cfg_format_duration(in->to_ns, d3, sizeof d3);
+		rc = ytree_fail_key(x, &f, 2,
+				    "%s is outside the incident's span "
+				    "[%s, %s)",
+				    d1, d2, d3);
 	}
 	return rc;
 }
@@ -734,6 +858,16 @@ static int parse_incident(struct ytree_ctx *x, struct sim_scenario *s,
 	ytree_path_cut(x, saved);
 	if (rc)
 		return rc;
+	p->to_ns = s->duration;
+	rc = parse_span(x, s, &f, 3, &p->from_ns);
+	if (!rc)
+		rc = parse_span(x, s, &f, 4, &p->to_ns);
+	if (!rc && p->to_ns <= p->from_ns)
+		rc = ytree_fail_key(x, &f, f.val[4] ? 4 : 3,
+				    "the span is empty (to must be after "
+				    "from)");
+	if (rc)
+		return rc;
 	size_t nv = 0;
 	if (f.val[2]) {
 		saved = ytree_path_key(x, "victims");
@@ -745,9 +879,8 @@ static int parse_incident(struct ytree_ctx *x, struct sim_scenario *s,
 			in->victims = xcalloc(nv, sizeof *in->victims);
 		for (size_t i = 0; !rc && i < nv; i++) {
 			size_t si = ytree_path_index(x, i);
-			rc = node_endpoint(x, s->topo, f.val[2]->kids[i], true,
-					   &in->victims[i].node,
-					   &in->victims[i].port);
+			rc = parse_victim(x, s, p, f.val[2]->kids[i],
+					  &in->victims[i]);
 			ytree_path_cut(x, si);
 		}
 		ytree_path_cut(x, saved);
@@ -756,15 +889,7 @@ static int parse_incident(struct ytree_ctx *x, struct sim_scenario *s,
 	}
 	p->victims = in->victims;
 	p->n_victims = nv;
-	p->to_ns = s->duration;
-	rc = parse_span(x, s, &f, 3, &p->from_ns);
-	if (!rc)
-		rc = parse_span(x, s, &f, 4, &p->to_ns);
-	if (!rc && p->to_ns <= p->from_ns)
-		rc = ytree_fail_key(x, &f, f.val[4] ? 4 : 3,
-				    "the span is empty (to must be after "
-				    "from)");
-	return rc;
+	return 0;
 }
 
 static int parse_truth(struct ytree_ctx *x, struct sim_scenario *s,
@@ -797,22 +922,30 @@ static int parse_truth(struct ytree_ctx *x, struct sim_scenario *s,
 	return rc;
 }
 
-static int load_one(const char *path, char *err, size_t errlen,
-		    struct sim_scenario *s, bool truth)
+static int load_text(const char *path, const char *buf, size_t len, char *err,
+		     size_t errlen, struct sim_scenario *s, bool truth)
 {
 	struct ytree_ctx x = { .name = path, .err = err, .errlen = errlen };
 	struct ytree_node *root = NULL;
-	size_t len;
-	char *buf =
-	    ytree_read_file(&x, path, SIM_SCENARIO_MAX_FILE_BYTES, &len);
-	if (!buf)
-		return -EINVAL;
 	int rc = ytree_load(&x, buf, len, SIM_SCENARIO_MAX_FILE_BYTES,
 			    SIM_SCENARIO_MAX_DEPTH, &root);
 	if (!rc)
 		rc = truth ? parse_truth(&x, s, root)
 			   : parse_scenario(&x, s, path, root);
 	ytree_free(root);
+	return rc;
+}
+
+static int load_one(const char *path, char *err, size_t errlen,
+		    struct sim_scenario *s, bool truth)
+{
+	struct ytree_ctx x = { .name = path, .err = err, .errlen = errlen };
+	size_t len;
+	char *buf =
+	    ytree_read_file(&x, path, SIM_SCENARIO_MAX_FILE_BYTES, &len);
+	if (!buf)
+		return -EINVAL;
+	int rc = load_text(path, buf, len, err, errlen, s, truth);
 	free(buf);
 	return rc;
 }
@@ -840,6 +973,26 @@ fail:
 	return NULL;
 }
 
+struct sim_scenario *
+sim_scenario_load_buffers(const char *name, const char *buf, size_t len,
+			  const char *truth_name, const char *truth,
+			  size_t truth_len, const struct sim_topo *topo,
+			  char *err, size_t errlen)
+{
+	struct sim_scenario *s = xcalloc(1, sizeof *s);
+	if (err && errlen)
+		err[0] = '\0';
+	/* Never written through: a borrowed topology is only read. */
+	s->topo = (struct sim_topo *)topo;
+	s->topo_borrowed = topo != NULL;
+	if (load_text(name, buf, len, err, errlen, s, false) ||
+	    load_text(truth_name, truth, truth_len, err, errlen, s, true)) {
+		sim_scenario_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 void sim_scenario_free(struct sim_scenario *s)
 {
 	if (!s)
@@ -847,6 +1000,7 @@ void sim_scenario_free(struct sim_scenario *s)
 	for (size_t i = 0; i < s->n_sets; i++) {
 		free(s->sets[i].name);
 		free(s->sets[i].src);
+		free(s->sets[i].path);
 		free(s->sets[i].ids);
 	}
 	for (size_t i = 0; i < s->n_inc; i++)
@@ -854,7 +1008,8 @@ void sim_scenario_free(struct sim_scenario *s)
 	free(s->sets);
 	free(s->inc);
 	free(s->ev);
-	sim_topo_free(s->topo);
+	if (!s->topo_borrowed)
+		sim_topo_free(s->topo);
 	free(s);
 }
 
@@ -927,11 +1082,19 @@ static int apply_flows(struct sim_model *m, struct flowset *fs, bool on)
 	if (!fs->ids) {
 		if (!on)
 			return 0;
+		size_t path[SIM_MODEL_MAX_PATH];
 		fs->ids = xcalloc(fs->n, sizeof *fs->ids);
 		for (size_t i = 0; i < fs->n; i++) {
 			struct sim_model_flow f = { fs->src[i], fs->dst,
 						    fs->prio,	fs->gbps,
 						    NULL,	0 };
+			if (fs->path) {
+				path[0] = fs->src[i];
+				memcpy(&path[1], fs->path,
+				       fs->path_len * sizeof *path);
+				f.path = path;
+				f.path_len = fs->path_len + 1;
+			}
 			fs->ids[i] = sim_model_add_flow(m, &f);
 			if (fs->ids[i] < 0)
 				rc = fs->ids[i];
@@ -987,6 +1150,8 @@ static int apply_event(struct sim_scenario *s, struct sim_model *m,
 		SET(K_ECN_KMIN, ecn_kmin)
 		SET(K_ECN_KMAX, ecn_kmax)
 		SET(K_ECN_PMAX, ecn_pmax)
+		SET(K_PFCWD_DETECT, pfcwd_detect_ms)
+		SET(K_PFCWD_RESTORE, pfcwd_restore_ms)
 #undef SET
 		return sim_model_set_switch_cfg(m, e->node, &c);
 	}
@@ -1037,4 +1202,240 @@ enum sim_scenario_target sim_scenario_target(const struct sim_scenario *s,
 			t = SIM_SCENARIO_TARGET_OK;
 	}
 	return t;
+}
+
+/*
+ * fabsim's run-time control (sim/fabsim.c): a scenario without a file,
+ * replay on the same model, and live events. A self-contained block:
+ * it only calls the parser and appliers above.
+ *
+ * A live event is one item of events: given as text; its `at` is
+ * ignored (it applies at once). Flow sets it defines join the
+ * scenario's, so a later timeline or live `stop` can name them. The
+ * live table remembers what each event changed so that stopping it
+ * undoes that: flows go to demand 0, NIC and switch knobs return to
+ * the settings before the event, a downed link comes up, injected
+ * pause stops, a target fault gives the switch back to the timeline.
+ */
+struct live_event {
+	struct event e;
+	bool active;
+	struct sim_model_nic_cfg old_nic;
+	struct sim_model_switch_cfg old_sw;
+};
+
+struct sim_scenario_live {
+	struct sim_scenario *s;
+	struct live_event *ev;
+	size_t n_ev;
+	signed char *target; /* per node: -1 (the timeline's) or a fault */
+};
+
+struct sim_scenario *sim_scenario_new_empty(struct sim_topo *t, uint64_t seed)
+{
+	struct sim_scenario *s = xcalloc(1, sizeof *s);
+	s->topo = t;
+	s->seed = seed;
+	s->duration = MAX_DURATION_NS;
+	s->bg_prio = default_prio(t);
+	return s;
+}
+
+void sim_scenario_restart(struct sim_scenario *s)
+{
+	s->cursor = 0;
+}
+
+struct sim_scenario_live *sim_scenario_live_new(struct sim_scenario *s)
+{
+	struct sim_scenario_live *l = xcalloc(1, sizeof *l);
+	size_t n = sim_topo_n_nodes(s->topo);
+	l->s = s;
+	l->target = xmalloc(n ? n : 1);
+	memset(l->target, -1, n ? n : 1);
+	return l;
+}
+
+void sim_scenario_live_free(struct sim_scenario_live *l)
+{
+	if (!l)
+		return;
+	free(l->ev);
+	free(l->target);
+	free(l);
+}
+
+static struct ytree_node *live_scalar(const struct ytree_node *at,
+				      const char *s)
+{
+	struct ytree_node *n = xcalloc(1, sizeof *n);
+	n->kind = YTREE_SCALAR;
+	n->line = at->line;
+	n->col = at->col;
+	n->str = xstrdup(s);
+	n->len = strlen(s);
+	n->plain = true;
+	return n;
+}
+
+/* Sets the event's at to 0s, adding the key if it is absent. */
+static int live_at_zero(struct ytree_ctx *x, struct ytree_node *root)
+{
+	for (size_t i = 0; i + 1 < root->n; i += 2) {
+		struct ytree_node *k = root->kids[i], *v = root->kids[i + 1];
+		if (k->kind != YTREE_SCALAR || strcmp(k->str, "at") != 0)
+			continue;
+		if (v->kind != YTREE_SCALAR)
+			return ytree_fail(x, v, "at: expected a duration");
+		free(v->str);
+		v->str = xstrdup("0s");
+		v->len = 2;
+		v->null = false;
+		return 0;
+	}
+	if (root->n + 2 > root->cap) {
+		root->cap = root->n + 2;
+		root->kids =
+		    xreallocarray(root->kids, root->cap, sizeof *root->kids);
+	}
+	root->kids[root->n++] = live_scalar(root, "at");
+	root->kids[root->n++] = live_scalar(root, "0s");
+	return 0;
+}
+
+int sim_scenario_live_apply(struct sim_scenario_live *l, struct sim_model *m,
+			    const char *name, const char *buf, size_t len,
+			    char *err, size_t errlen)
+{
+	struct sim_scenario *s = l->s;
+	struct ytree_ctx x = { .name = name, .err = err, .errlen = errlen };
+	struct ytree_node *root = NULL;
+	struct live_event le = { .active = true };
+	if (err && errlen)
+		err[0] = '\0';
+	int rc = ytree_load(&x, buf, len, SIM_SCENARIO_MAX_FILE_BYTES,
+			    SIM_SCENARIO_MAX_DEPTH, &root);
+	if (rc)
+		return rc;
+	if (!root || root->kind != YTREE_MAP)
+		rc = root ? ytree_fail(&x, root,
+				       "expected one event: a mapping with "
+				       "do: and its keys")
+			  : ytree_fail_file(&x, "empty event");
+	if (!rc)
+		rc = live_at_zero(&x, root);
+	if (!rc)
+		rc = parse_event(&x, s, root, &le.e);
+	ytree_free(root);
+	if (rc)
+		return rc;
+	switch (le.e.kind) {
+	case EV_NIC:
+		sim_model_get_nic_cfg(m, le.e.port, &le.old_nic);
+		break;
+	case EV_SWITCH:
+		sim_model_get_switch_cfg(m, le.e.node, &le.old_sw);
+		break;
+	case EV_TARGET_SILENT:
+		l->target[le.e.node] = SIM_SCENARIO_TARGET_IS_SILENT;
+		break;
+	case EV_TARGET_REFUSE:
+		l->target[le.e.node] = SIM_SCENARIO_TARGET_REFUSES;
+		break;
+	case EV_TARGET_OK:
+		l->target[le.e.node] = SIM_SCENARIO_TARGET_OK;
+		break;
+	default:
+		break;
+	}
+	rc = apply_event(s, m, &le.e);
+	if (rc) {
+		snprintf(err, errlen, "%s: the model refused do: %s (%s)", name,
+			 ev_names[le.e.kind], strerror(-rc));
+		return rc;
+	}
+	l->ev = xreallocarray(l->ev, l->n_ev + 1, sizeof *l->ev);
+	l->ev[l->n_ev++] = le;
+	return (int)l->n_ev;
+}
+
+int sim_scenario_live_stop(struct sim_scenario_live *l, struct sim_model *m,
+			   int id, char *err, size_t errlen)
+{
+	if (id < 1 || (size_t)id > l->n_ev) {
+		snprintf(err, errlen, "no event %d", id);
+		return -ENOENT;
+	}
+	struct live_event *le = &l->ev[id - 1];
+	const struct event *e = &le->e;
+	if (!le->active) {
+		snprintf(err, errlen, "event %d is already stopped", id);
+		return -EALREADY;
+	}
+	int rc = 0;
+	switch (e->kind) {
+	case EV_FLOWS:
+		rc = apply_flows(m, &l->s->sets[e->set], false);
+		break;
+	case EV_NIC:
+		rc = sim_model_set_nic_cfg(m, e->port, &le->old_nic);
+		break;
+	case EV_SWITCH:
+		rc = sim_model_set_switch_cfg(m, e->node, &le->old_sw);
+		break;
+	case EV_LINK_DOWN:
+		rc = sim_model_set_link(m, e->port, true);
+		break;
+	case EV_PAUSE:
+		rc = sim_model_inject_pause(m, e->port, e->prio, 0);
+		break;
+	case EV_TARGET_SILENT:
+	case EV_TARGET_REFUSE:
+	case EV_TARGET_OK:
+		l->target[e->node] = -1;
+		break;
+	case EV_STOP:
+	case EV_LINK_UP:
+	case EV_REBOOT:
+		snprintf(err, errlen, "event %d (do: %s) has no end to stop",
+			 id, ev_names[e->kind]);
+		return -EOPNOTSUPP;
+	}
+	if (rc) {
+		snprintf(err, errlen, "the model refused to stop event %d (%s)",
+			 id, strerror(-rc));
+		return rc;
+	}
+	le->active = false;
+	return 0;
+}
+
+void sim_scenario_live_set_target(struct sim_scenario_live *l, size_t node,
+				  int fault)
+{
+	if (node < sim_topo_n_nodes(l->s->topo))
+		l->target[node] = (signed char)(fault < 0 ? -1 : fault);
+}
+
+enum sim_scenario_target
+sim_scenario_live_target(const struct sim_scenario_live *l, size_t node,
+			 uint64_t now_ns)
+{
+	if (node < sim_topo_n_nodes(l->s->topo) && l->target[node] >= 0)
+		return (enum sim_scenario_target)l->target[node];
+	return sim_scenario_target(l->s, node, now_ns);
+}
+
+size_t sim_scenario_live_count(const struct sim_scenario_live *l)
+{
+	return l->n_ev;
+}
+
+const char *sim_scenario_live_kind(const struct sim_scenario_live *l, int id,
+				   bool *active)
+{
+	if (id < 1 || (size_t)id > l->n_ev)
+		return NULL;
+	*active = l->ev[id - 1].active;
+	return ev_names[l->ev[id - 1].e.kind];
 }

@@ -1,9 +1,10 @@
 /*
  * sim_scenario: fabsim's scenarios. A scenario file (doc/fabsim-
  * scenarios.md) names a topology, a seed, a duration, background
- * traffic and a timeline of events: flow sets started and stopped, NIC
- * and switch knobs, links down and up, switch reboots, injected pause
- * and target-level faults (a silent or refusing gNMI/SNMP target) that
+ * traffic and a timeline of events: flow sets started and stopped
+ * (routed, or on explicit paths of egress ports), NIC and switch knobs
+ * (PFC watchdog included), links down and up, switch reboots, injected
+ * pause and target-level faults (a silent or refusing gNMI/SNMP target) that
  * the serving layer acts on. Beside it, "<name>.truth.yaml" lists the
  * incidents the scenario contains, for the rule engine's scenario suite
  * to score against.
@@ -54,11 +55,15 @@ enum sim_scenario_kind {
 /*
  * One incident of the ground truth. origin is a node, optionally one of
  * its ports (NULL: the whole device) and a priority (-1: none). A victim
- * is a node and optionally a port (NULL). The span is [from_ns, to_ns).
+ * is a node and optionally a port (NULL); where a pause spreads, also
+ * its hop count from the origin (0: not given) and when it is first hit
+ * (the incident's from_ns unless given). The span is [from_ns, to_ns).
  */
 struct sim_scenario_victim {
 	const struct sim_node *node;
 	const struct sim_port *port;
+	unsigned hop;
+	uint64_t from_ns;
 };
 
 struct sim_scenario_incident {
@@ -89,7 +94,20 @@ struct sim_scenario;
  */
 struct sim_scenario *sim_scenario_load(const char *path, char *err,
 				       size_t errlen);
-/* Frees s, its topology and its truth; NULL is a no-op. */
+/*
+ * The same from memory (tests, fuzzing): the scenario text buf (named
+ * name in messages) and the truth text (named truth_name). With topo
+ * NULL the topology key is loaded as from a file named name; with topo
+ * given, the key must still be a string but topo is used instead, and
+ * borrowed: it must outlive the scenario.
+ */
+struct sim_scenario *
+sim_scenario_load_buffers(const char *name, const char *buf, size_t len,
+			  const char *truth_name, const char *truth,
+			  size_t truth_len, const struct sim_topo *topo,
+			  char *err, size_t errlen);
+/* Frees s, its topology (unless borrowed) and its truth; NULL is a
+ * no-op. */
 void sim_scenario_free(struct sim_scenario *s);
 
 /* The topology (borrowed: lives as long as s), seed and duration. */
@@ -122,5 +140,52 @@ sim_scenario_incident(const struct sim_scenario *s, size_t i);
 
 /* A kind as the truth file writes it ("pfc_storm"), "?" if invalid. */
 const char *sim_scenario_kind_name(enum sim_scenario_kind kind);
+
+/*
+ * fabsim's run-time control (a self-contained block for sim/fabsim.c).
+ *
+ * sim_scenario_new_empty: a scenario over t (taken over: freed with the
+ * scenario) with the given seed, a 24 h duration and no traffic, events
+ * or incidents, for fabsim run on a bare topology.
+ *
+ * sim_scenario_restart: replays the timeline from its start on the
+ * same model (fabsim --loop): background traffic keeps running and
+ * flow sets reuse the model flows they added, so counters go on.
+ *
+ * Live events. sim_scenario_live_apply() parses buf (one item of a
+ * scenario's events:, `at` optional and ignored; name is used in
+ * messages as the file name) and applies it to m at once. Returns its
+ * id (>= 1) or a negative errno with one line "name:line:col: key:
+ * message" in err. sim_scenario_live_stop() undoes what event id
+ * started (flows to demand 0, knobs back to their settings before it,
+ * a link down back up, injected pause off, a target fault back to the
+ * timeline's): 0, -ENOENT (no such id), -EALREADY (stopped before) or
+ * -EOPNOTSUPP (stop, link_up and reboot have no end), with a message.
+ * Target faults of live events and of sim_scenario_live_set_target()
+ * (a fault, or -1 to follow the timeline again) override the
+ * timeline's in sim_scenario_live_target(). The live table borrows s,
+ * which must outlive it; the thread that owns s and m calls all of it.
+ */
+struct sim_scenario *sim_scenario_new_empty(struct sim_topo *t, uint64_t seed);
+void sim_scenario_restart(struct sim_scenario *s);
+
+struct sim_scenario_live;
+struct sim_scenario_live *sim_scenario_live_new(struct sim_scenario *s);
+void sim_scenario_live_free(struct sim_scenario_live *l);
+int sim_scenario_live_apply(struct sim_scenario_live *l, struct sim_model *m,
+			    const char *name, const char *buf, size_t len,
+			    char *err, size_t errlen);
+int sim_scenario_live_stop(struct sim_scenario_live *l, struct sim_model *m,
+			   int id, char *err, size_t errlen);
+void sim_scenario_live_set_target(struct sim_scenario_live *l, size_t node,
+				  int fault);
+enum sim_scenario_target
+sim_scenario_live_target(const struct sim_scenario_live *l, size_t node,
+			 uint64_t now_ns);
+/* Events applied so far, and event id's kind ("flows") and whether it
+ * is still active; NULL for no such id. */
+size_t sim_scenario_live_count(const struct sim_scenario_live *l);
+const char *sim_scenario_live_kind(const struct sim_scenario_live *l, int id,
+				   bool *active);
 
 #endif

@@ -565,6 +565,92 @@ START_TEST(small_headroom_drops_on_the_lossless_priority)
 }
 END_TEST
 
+START_TEST(headroom_drops_leave_the_queue_pfc_holds)
+{
+	/* The drops of a too small headroom come out of what PFC held
+	   back: the congested egress keeps its standing queue (and marks
+	   ECN), it is not emptied by them. */
+	struct sim_topo *t = small();
+	struct sim_model *m = model(t, 1);
+	size_t leaf0 = sim_topo_find_node(t, "leaf0")->id;
+	struct sim_model_switch_cfg c;
+	sim_model_get_switch_cfg(m, leaf0, &c);
+	c.headroom = 8 * 1024;
+	ck_assert_int_eq(sim_model_set_switch_cfg(m, leaf0, &c), 0);
+	size_t rcv = nic(t, 0, 0), out = sim_topo_port(t, rcv)->peer->id;
+	flow(m, nic(t, 1, 0), rcv, 400);
+	flow(m, nic(t, 2, 0), rcv, 400);
+	steps(m, 1);
+	struct sim_model_switch_port s = sw(m, out);
+	ck_assert_uint_ge(s.prio[3].occupancy_bytes, c.ecn_kmin);
+	ck_assert_uint_gt(s.prio[3].ecn_marked, 0);
+	/* The receiver got line rate: the drops were on top of it. */
+	ck_assert_uint_ge(s.prio[3].tx_bytes, 400e9 / 8 * TICK_S * 0.99);
+	size_t in = sim_topo_port(t, nic(t, 1, 0))->peer->id;
+	ck_assert_uint_gt(sw(m, in).prio[3].pg_drops, 0);
+	sim_model_free(m);
+	sim_topo_free(t);
+}
+END_TEST
+
+START_TEST(pfc_watchdog_drops_a_stormed_queue_and_restores)
+{
+	struct sim_topo *t = small();
+	struct sim_model *m = model(t, 1);
+	size_t leaf0 = sim_topo_find_node(t, "leaf0")->id;
+	size_t rcv = nic(t, 0, 0), out = sim_topo_port(t, rcv)->peer->id;
+	struct sim_model_switch_cfg c;
+	sim_model_get_switch_cfg(m, leaf0, &c);
+	ck_assert_uint_eq(c.pfcwd_detect_ms, 0);
+	c.pfcwd_detect_ms = 300;
+	c.pfcwd_restore_ms = 200;
+	ck_assert_int_eq(sim_model_set_switch_cfg(m, leaf0, &c), 0);
+	flow(m, nic(t, 1, 0), rcv, 100);
+	steps(m, 5);
+	ck_assert_uint_eq(sw(m, out).prio[3].pfcwd_storms, 0);
+	/* The NIC stalls (no stall prevention): leaf0's port to it is
+	   paused all the time with bytes queued; after 300 ms the
+	   watchdog fires. */
+	set_nic(m, rcv, 0, true, 0, 0);
+	steps(m, 2);
+	struct sim_model_switch_port a = sw(m, out);
+	ck_assert_uint_eq(a.prio[3].pfcwd_storms, 0);
+	ck_assert(!a.prio[3].pfcwd_stormed);
+	steps(m, 1);
+	a = sw(m, out);
+	ck_assert_uint_eq(a.prio[3].pfcwd_storms, 1);
+	ck_assert(a.prio[3].pfcwd_stormed);
+	/* Stormed: it drops what it holds and what arrives, so the sender
+	   is no longer paused. */
+	steps(m, 5);
+	struct sim_model_switch_port b = sw(m, out);
+	ck_assert_uint_gt(b.prio[3].pfcwd_drops, a.prio[3].pfcwd_drops);
+	ck_assert_uint_ge(b.prio[3].queue_drops, b.prio[3].pfcwd_drops);
+	ck_assert_uint_eq(b.prio[3].occupancy_bytes, 0);
+	size_t in = sim_topo_port(t, nic(t, 1, 0))->peer->id;
+	uint64_t p0 = sw(m, in).prio[3].pfc_tx_pause_us;
+	steps(m, 3);
+	ck_assert_uint_eq(sw(m, in).prio[3].pfc_tx_pause_us, p0);
+	/* Still paused by the NIC: no restoration. The NIC recovers, the
+	   pause stops, 200 ms later the queue is restored. */
+	ck_assert(sw(m, out).prio[3].pfcwd_stormed);
+	set_nic(m, rcv, 1, true, 0, 0);
+	steps(m, 4);
+	b = sw(m, out);
+	ck_assert(!b.prio[3].pfcwd_stormed);
+	ck_assert_uint_eq(b.prio[3].pfcwd_restores, 1);
+	uint64_t drops = b.prio[3].pfcwd_drops;
+	steps(m, 10);
+	ck_assert_uint_eq(sw(m, out).prio[3].pfcwd_drops, drops);
+	ck_assert_uint_gt(nc(m, rcv).rx_prio_bytes[3], 0);
+	/* A watchdog needs a restoration time. */
+	c.pfcwd_restore_ms = 0;
+	ck_assert_int_eq(sim_model_set_switch_cfg(m, leaf0, &c), -EINVAL);
+	sim_model_free(m);
+	sim_topo_free(t);
+}
+END_TEST
+
 START_TEST(dcqcn_disabled_nic_receives_ce_and_sends_no_cnp)
 {
 	struct sim_topo *t = small();
@@ -861,6 +947,8 @@ static Suite *sim_model_suite(void)
 	tcase_add_test(tc, ecn_thresholds_above_xoff_give_pause_without_marks);
 	tcase_add_test(tc, sane_ecn_marks_come_no_later_than_pause);
 	tcase_add_test(tc, small_headroom_drops_on_the_lossless_priority);
+	tcase_add_test(tc, headroom_drops_leave_the_queue_pfc_holds);
+	tcase_add_test(tc, pfc_watchdog_drops_a_stormed_queue_and_restores);
 	tcase_add_test(tc, dcqcn_disabled_nic_receives_ce_and_sends_no_cnp);
 	tcase_add_test(tc, ignored_cnps_are_counted_and_do_not_cut_the_rate);
 	tcase_add_test(tc, link_flap_counts_events_and_reroutes);

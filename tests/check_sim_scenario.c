@@ -1,9 +1,16 @@
 /*
  * check_sim_scenario: fabsim's scenarios load with their truth, bad
- * files fail with exact file:line:col messages, and every shipped
- * scenario, run through the counter model at 100 ms ticks for its
- * duration, shows the signal its truth names at the named origin during
- * the named span and not outside it.
+ * files fail with exact file:line:col messages (explicit paths and
+ * victims with hops included), and every shipped scenario, run through
+ * the counter model at 100 ms ticks for its duration, shows the signal
+ * its truth names at the named origin during the named span and not
+ * outside it: a deadlock's cycle paused all the time and silent until
+ * the watchdog, a congestion spreading hop by hop along the topology in
+ * the order of its hops. Over whole runs of every scenario the counters
+ * keep their physics (monotonic but at reboots, pause time within the
+ * elapsed time, PFC frames at the refresh rate, no pause on lossy
+ * priorities, marks before pause, spreading only from a paused or
+ * queued downstream).
  *
  * Scenarios live in $top_srcdir/sim/scenarios ($top_srcdir defaults to
  * "."); bad files are written to $TMPDIR (default /tmp).
@@ -16,6 +23,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +46,7 @@ static const char *const shipped[] = {
 	"nic_pfc_storm",     "lossless_drops", "dcqcn_disabled",
 	"ecn_above_xoff",    "link_flap",      "switch_reboot",
 	"pause_on_lossy",    "target_silent",  "target_refuse",
-	"rail_misalignment",
+	"rail_misalignment", "pfc_deadlock",   "congestion_spreading",
 };
 #define N_SHIPPED (sizeof shipped / sizeof shipped[0])
 
@@ -56,8 +64,21 @@ static struct sim_scenario *load(const char *name)
 
 /* Per tick and port, on the lossless priority 3: pause time we got
  * (rx) and gave (tx) in us, lossless drops, CE packets (switch: marked,
- * NIC: received), CNPs sent and handled. */
-enum { RX, TX, DROP, ECN, CNP_SENT, CNP_HANDLED, N_SIG };
+ * NIC: received), CNPs sent and handled, bytes sent (deltas of
+ * counters), and the queue occupancy at the end of the tick (a gauge,
+ * switch ports only). */
+enum {
+	RX,
+	TX,
+	DROP,
+	ECN,
+	CNP_SENT,
+	CNP_HANDLED,
+	TXB,
+	N_CNT,
+	OCC = N_CNT,
+	N_SIG
+};
 
 struct run {
 	struct sim_scenario *s;
@@ -77,6 +98,8 @@ static void read_sig(const struct sim_model *m, size_t port, uint64_t *v)
 		v[DROP] = p->pg_drops + p->queue_drops;
 		v[ECN] = p->ecn_marked;
 		v[CNP_SENT] = v[CNP_HANDLED] = 0;
+		v[TXB] = p->tx_bytes;
+		v[OCC] = p->occupancy_bytes;
 		return;
 	}
 	ck_assert_int_eq(sim_model_read_nic_port(m, port, &n), 0);
@@ -86,6 +109,8 @@ static void read_sig(const struct sim_model *m, size_t port, uint64_t *v)
 	v[ECN] = n.np_ecn_marked_roce_packets;
 	v[CNP_SENT] = n.np_cnp_sent;
 	v[CNP_HANDLED] = n.rp_cnp_handled;
+	v[TXB] = n.tx_prio_bytes[3];
+	v[OCC] = 0;
 }
 
 static void run(const char *name, struct run *r)
@@ -107,11 +132,12 @@ static void run(const char *name, struct run *r)
 			uint64_t v[N_SIG],
 			    *d = &r->d[(k * r->ports + p) * N_SIG];
 			read_sig(m, p, v);
-			for (int i = 0; i < N_SIG; i++) {
+			for (int i = 0; i < N_CNT; i++) {
 				ck_assert_uint_ge(v[i], prev[p * N_SIG + i]);
 				d[i] = v[i] - prev[p * N_SIG + i];
 				prev[p * N_SIG + i] = v[i];
 			}
+			d[OCC] = v[OCC];
 		}
 	}
 	free(prev);
@@ -443,6 +469,143 @@ START_TEST(other_bad_files_fail_cleanly)
 }
 END_TEST
 
+START_TEST(explicit_paths_are_checked_with_positions)
+{
+#define FLOW(from, to, path)                                              \
+	HEAD "events:\n"                                                  \
+	     "  - {at: 1s, do: flows, name: a, from: [" from "], to: " to \
+	     ", gbps: 10,\n"                                              \
+	     "     path: [" path "]}\n"
+	const char *msg;
+	struct sim_scenario *s =
+	    load_tmp(FLOW("host0:mlx5_0, host1:mlx5_0", "host4:mlx5_0",
+			  "leaf0:Ethernet32, spine0:Ethernet3/1, "
+			  "leaf2:Ethernet0"),
+		     EMPTY, &msg);
+	ck_assert_msg(s != NULL, "%s", msg);
+	sim_scenario_free(s);
+	ck_assert_str_eq(
+	    load_bad(
+		FLOW("host0:mlx5_0", "host4:mlx5_0",
+		     "leaf0:Ethernet32, leaf1:Ethernet40, leaf2:Ethernet0"),
+		EMPTY),
+	    "bad.yaml:6:31: events[0].path[1]: leaf1:Ethernet40 does not "
+	    "continue the path: leaf0:Ethernet32 before it leads to spine0");
+	ck_assert_str_eq(
+	    load_bad(FLOW("host0:mlx5_0, host1:mlx5_1", "host4:mlx5_0",
+			  "leaf0:Ethernet32, spine0:Ethernet3/1, "
+			  "leaf2:Ethernet0"),
+		     EMPTY),
+	    "bad.yaml:6:13: events[0].path[0]: the path starts on leaf0, but "
+	    "sender host1:mlx5_1 is cabled to leaf1");
+	ck_assert_str_eq(load_bad(FLOW("host0:mlx5_0", "host4:mlx5_0",
+				       "leaf0:Ethernet32, spine0:Ethernet3/1, "
+				       "leaf2:Ethernet8"),
+				  EMPTY),
+			 "bad.yaml:6:51: events[0].path[2]: the path ends at "
+			 "host5:mlx5_0, not at the receiver host4:mlx5_0");
+	ck_assert_str_eq(
+	    load_bad(FLOW("host0:mlx5_0", "host4:mlx5_0",
+			  "host0:mlx5_0, leaf0:Ethernet32"),
+		     EMPTY),
+	    "bad.yaml:6:13: events[0].path[0]: expected a switch port (the "
+	    "senders' NICs come first by themselves)");
+	ck_assert_str_eq(
+	    load_bad(FLOW("host0:mlx5_0", "host4:mlx5_0", "leaf0:Ethernet99"),
+		     EMPTY),
+	    "bad.yaml:6:13: events[0].path[0]: no port \"leaf0:Ethernet99\" "
+	    "on leaf0");
+	ck_assert_str_eq(
+	    load_bad(FLOW("host0:mlx5_0", "host4:mlx5_0", ""), EMPTY),
+	    "bad.yaml:6:12: events[0].path: expected 1 to 63 switch ports, "
+	    "not 0");
+	ck_assert_str_eq(
+	    load_bad(HEAD "events:\n"
+			  "  - {at: 1s, do: stop, name: a, path: [leaf0]}\n",
+		     EMPTY),
+	    "bad.yaml:5:33: events[0]: path does not apply to do: stop");
+#undef FLOW
+}
+END_TEST
+
+START_TEST(victims_may_give_their_hop_and_onset)
+{
+	const char *msg;
+	struct sim_scenario *s =
+	    load_tmp(HEAD,
+		     "incidents:\n"
+		     "  - kind: congestion_spreading\n"
+		     "    origin: {device: leaf0, port: Ethernet0, "
+		     "priority: 3}\n"
+		     "    victims:\n"
+		     "      - {port: spine0:Ethernet1/1, hop: 1, from: 12s}\n"
+		     "      - leaf2:Ethernet32\n"
+		     "    from: 10s\n"
+		     "    to: 20s\n",
+		     &msg);
+	ck_assert_msg(s != NULL, "%s", msg);
+	const struct sim_scenario_incident *in = sim_scenario_incident(s, 0);
+	ck_assert_str_eq(in->victims[0].port->name, "Ethernet1/1");
+	ck_assert_uint_eq(in->victims[0].hop, 1);
+	ck_assert_uint_eq(in->victims[0].from_ns, 12000000000ull);
+	ck_assert_uint_eq(in->victims[1].hop, 0);
+	ck_assert_uint_eq(in->victims[1].from_ns, 10000000000ull);
+	sim_scenario_free(s);
+	ck_assert_str_eq(
+	    load_bad(HEAD, "incidents:\n"
+			   "  - kind: congestion_spreading\n"
+			   "    origin: {device: leaf0}\n"
+			   "    victims: [{port: spine0, from: 25s}]\n"
+			   "    from: 10s\n"
+			   "    to: 20s\n"),
+	    "bad.truth.yaml:4:36: incidents[0].victims[0].from: 25s is "
+	    "outside the incident's span [10s, 20s)");
+	ck_assert_str_eq(
+	    load_bad(HEAD, "incidents:\n"
+			   "  - kind: congestion_spreading\n"
+			   "    origin: {device: leaf0}\n"
+			   "    victims: [{port: spine0, hops: 2}]\n"
+			   "    from: 10s\n"),
+	    "bad.truth.yaml:4:30: incidents[0].victims[0].hops: unknown key "
+	    "(did you mean \"hop\"?)");
+}
+END_TEST
+
+START_TEST(buffers_load_over_a_borrowed_topology)
+{
+	struct sim_topo_gen g = {
+		.spines = 2, .leaves = 4, .hosts = 8, .nics = 2
+	};
+	struct sim_topo *t = sim_topo_generate(&g, err, sizeof err);
+	ck_assert_ptr_nonnull(t);
+	static const char scen[] = "topology: anything.yaml\n"
+				   "seed: 2\n"
+				   "duration: 5s\n"
+				   "events:\n"
+				   "  - {at: 1s, do: reboot, node: leaf1}\n";
+	static const char truth[] = "incidents:\n"
+				    "  - kind: switch_reboot\n"
+				    "    origin: {device: leaf1}\n"
+				    "    from: 1s\n";
+	struct sim_scenario *s = sim_scenario_load_buffers(
+	    "s.yaml", scen, sizeof scen - 1, "s.truth.yaml", truth,
+	    sizeof truth - 1, t, err, sizeof err);
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_str_eq(err, "");
+	ck_assert_ptr_eq(sim_scenario_topo(s), t);
+	ck_assert_uint_eq(sim_scenario_n_incidents(s), 1);
+	sim_scenario_free(s);
+	/* The topology outlives the scenario. */
+	ck_assert_uint_eq(sim_topo_n_nodes(t), 14);
+	ck_assert_ptr_null(sim_scenario_load_buffers(
+	    "s.yaml", scen, sizeof scen - 1, "s.truth.yaml", "incidents: 3\n",
+	    13, t, err, sizeof err));
+	ck_assert_str_eq(err, "s.truth.yaml:1:12: incidents: expected a "
+			      "list");
+	sim_topo_free(t);
+}
+END_TEST
+
 /* ---- Replaying: each truth's signal where and when it says ---- */
 
 /* Healthy and benign: no lossless drop, no ECN, pause ratio under 1% in
@@ -549,9 +712,14 @@ START_TEST(small_headroom_drops_on_the_lossless_priority_at_the_origin)
 	    incident(&r, 0, SIM_SCENARIO_LOSSLESS_DROP);
 	double from = sec(in->from_ns), to = sec(in->to_ns);
 	ck_assert_uint_gt(sum_node(&r, in->device, DROP, from, to), 0);
-	/* Drops every second of the span, none before, none elsewhere. */
-	for (double t = from; t + 1 <= to; t += 1)
-		ck_assert_uint_gt(sum_node(&r, in->device, DROP, t, t + 1), 0);
+	/* Drops at every burst (every 2 s) of the span, none before, none
+	   elsewhere, none after. */
+	for (double t = from; t + 2 <= to; t += 2)
+		ck_assert_uint_gt(sum_node(&r, in->device, DROP, t, t + 2), 0);
+	for (size_t p = 0; p < r.ports; p++)
+		ck_assert_uint_eq(
+		    sum(&r, p, DROP, to, sec(sim_scenario_duration_ns(r.s))),
+		    0);
 	for (size_t p = 0; p < r.ports; p++) {
 		ck_assert_uint_eq(sum(&r, p, DROP, 0, from), 0);
 		if (sim_topo_port(r.t, p)->node != in->device)
@@ -812,6 +980,490 @@ START_TEST(rail_misalignment_origin_is_cabled_off_its_rail)
 }
 END_TEST
 
+/* ---- Spreading, deadlock ---- */
+
+/* The first tick in [from, to) where port's pause ratio (sig) reaches
+ * 5%, as the time it starts; -1 if none. */
+static double onset(const struct run *r, size_t port, int sig, double from,
+		    double to)
+{
+	for (size_t k = 0; k < r->ticks; k++) {
+		double at = (double)k * 0.1 + 1e-9;
+		if (at < from || at >= to)
+			continue;
+		if (r->d[(k * r->ports + port) * N_SIG + sig] >=
+		    TICK / 1000 / 20)
+			return (double)k * 0.1;
+	}
+	return -1;
+}
+
+static bool is_victim(const struct sim_scenario_incident *in, size_t port)
+{
+	for (size_t i = 0; i < in->n_victims; i++)
+		if (in->victims[i].port && in->victims[i].port->id == port)
+			return true;
+	return false;
+}
+
+/*
+ * A congestion_spreading incident against the run: the victims (egress
+ * ports paused by the next hop) are first paused when the truth says,
+ * never before; each hop-1 victim is cabled to the origin's switch and
+ * each victim of hop h > 1 to the switch of a victim of hop h - 1 hit no
+ * later (onset order follows hop distance along the topology); and
+ * every port paused in the span is a victim.
+ */
+static void check_spreading(const struct run *r,
+			    const struct sim_scenario_incident *in)
+{
+	double from = sec(in->from_ns), to = sec(in->to_ns), lo, hi;
+	ck_assert_int_eq(in->kind, SIM_SCENARIO_CONGESTION_SPREADING);
+	ck_assert_ptr_nonnull(in->port);
+	ck_assert_uint_gt(in->n_victims, 0);
+	for (size_t i = 0; i < in->n_victims; i++) {
+		const struct sim_scenario_victim *v = &in->victims[i];
+		ck_assert_ptr_nonnull(v->port);
+		ck_assert_uint_gt(v->hop, 0);
+		double at = onset(r, v->port->id, RX, from, to);
+		ck_assert_msg(
+		    at >= sec(v->from_ns) - 1e-6 && at < sec(v->from_ns) + 0.1,
+		    "%s:%s first paused at %.1f s, truth %.1f s",
+		    v->port->node->name, v->port->name, at, sec(v->from_ns));
+		ratio_range(r, v->port->id, RX, 0, sec(v->from_ns), &lo, &hi);
+		ck_assert_double_eq(hi, 0);
+		/* The port that pauses it, on the next hop, does so. */
+		ck_assert_uint_gt(sum(r, v->port->peer->id, TX, from, to), 0);
+		if (v->hop == 1) {
+			ck_assert_ptr_eq(v->port->peer->node, in->device);
+			continue;
+		}
+		bool found = false;
+		for (size_t j = 0; j < in->n_victims && !found; j++) {
+			const struct sim_scenario_victim *u = &in->victims[j];
+			found = u->hop + 1 == v->hop &&
+				u->port->node == v->port->peer->node &&
+				onset(r, u->port->id, RX, from, to) <= at;
+		}
+		ck_assert_msg(found,
+			      "%s:%s (hop %u) has no paused hop %u "
+			      "downstream",
+			      v->port->node->name, v->port->name, v->hop,
+			      v->hop - 1);
+	}
+	for (size_t p = 0; p < r->ports; p++) {
+		ratio_range(r, p, RX, from, to, &lo, &hi);
+		ck_assert_msg(hi < 0.01 || is_victim(in, p), "%s:%s paused",
+			      sim_topo_port(r->t, p)->node->name,
+			      sim_topo_port(r->t, p)->name);
+	}
+}
+
+START_TEST(congestion_spreads_hop_by_hop_along_the_traffic)
+{
+	struct run r;
+	run("congestion_spreading", &r);
+	const struct sim_scenario_incident *in =
+	    incident(&r, 0, SIM_SCENARIO_CONGESTION_SPREADING);
+	double from = sec(in->from_ns), to = sec(in->to_ns), lo, hi;
+	double end = sec(sim_scenario_duration_ns(r.s));
+	check_spreading(&r, in);
+	/* Three hops, and the origin congested (a standing queue), not
+	   paused itself. */
+	unsigned hops = 0;
+	for (size_t i = 0; i < in->n_victims; i++)
+		hops = in->victims[i].hop > hops ? in->victims[i].hop : hops;
+	ck_assert_uint_eq(hops, 3);
+	ratio_range(&r, in->port->id, RX, 0, end, &lo, &hi);
+	ck_assert_double_eq(hi, 0);
+	ratio_range(&r, in->port->id, OCC, from + 0.1, to, &lo, &hi);
+	ck_assert_double_gt(lo, 0);
+	/* Nothing paused before or after. */
+	for (size_t p = 0; p < r.ports; p++) {
+		ratio_range(&r, p, RX, 0, from, &lo, &hi);
+		ck_assert_double_eq(hi, 0);
+		ratio_range(&r, p, RX, to + 0.5, end, &lo, &hi);
+		ck_assert_double_eq(hi, 0);
+		ck_assert_uint_eq(sum(&r, p, DROP, 0, end), 0);
+	}
+	/* No marks at the origin (ECN above Xoff there). */
+	in = incident(&r, 1, SIM_SCENARIO_ECN_AFTER_PFC);
+	ck_assert_uint_eq(sum(&r, in->port->id, ECN, 0, end), 0);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(deadlock_locks_the_cycle_until_the_watchdog_drops)
+{
+	struct run r;
+	run("pfc_deadlock", &r);
+	/* First the 1-bounce path's congestion spreads... */
+	check_spreading(&r, incident(&r, 0, SIM_SCENARIO_CONGESTION_SPREADING));
+	const struct sim_scenario_incident *in =
+	    incident(&r, 1, SIM_SCENARIO_PFC_DEADLOCK);
+	double from = sec(in->from_ns), to = sec(in->to_ns), lo, hi;
+	double end = sec(sim_scenario_duration_ns(r.s));
+	size_t n = in->n_victims;
+	/* ...then the victims form a cycle of switch egress ports, each
+	   cabled to the next one's switch, closed by a failed link. */
+	ck_assert_uint_ge(n, 2);
+	ck_assert_ptr_nonnull(in->port);
+	ck_assert_ptr_nonnull(in->port->peer);
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_port *v = in->victims[i].port;
+		const struct sim_port *w = in->victims[(i + 1) % n].port;
+		ck_assert_int_ne(v->node->kind, SIM_NODE_HOST);
+		ck_assert_ptr_eq(v->peer->node, w->node);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_port *v = in->victims[i].port;
+		/* Through the span: paused all the time by the next hop
+		   (pause time = elapsed time), and sending nothing. */
+		ratio_range(&r, v->id, RX, from, to, &lo, &hi);
+		ck_assert_msg(lo >= 0.99, "%s:%s %f", v->node->name, v->name,
+			      lo);
+		ratio_range(&r, v->peer->id, TX, from, to, &lo, &hi);
+		ck_assert_double_ge(lo, 0.99);
+		double span_us = (to - from) * 1e6;
+		double paused = (double)sum(&r, v->id, RX, from, to);
+		ck_assert_double_ge(paused, 0.999 * span_us);
+		ck_assert_double_le(paused, span_us);
+		double line = v->speed * 1e9 / 8 * (to - from);
+		ck_assert_double_lt((double)sum(&r, v->id, TXB, from, to),
+				    1e-3 * line);
+		/* Before: sending, never paused all the time. */
+		ratio_range(&r, v->id, RX, 0, from, &lo, &hi);
+		ck_assert_double_lt(hi, 0.99);
+		ck_assert_uint_gt(sum(&r, v->id, TXB, from - 2, from), 0);
+		/* After the watchdog and its restoration: not paused. */
+		ratio_range(&r, v->id, RX, to + 0.5, end, &lo, &hi);
+		ck_assert_double_eq(hi, 0);
+	}
+	/* Nothing is dropped while it is locked; the watchdog's drop action
+	   then drops on the lossless priority at the cycle, and only
+	   there. */
+	const struct sim_scenario_incident *dr =
+	    incident(&r, 2, SIM_SCENARIO_LOSSLESS_DROP);
+	ck_assert_uint_eq(dr->from_ns, in->to_ns);
+	ck_assert_uint_gt(
+	    sum(&r, dr->port->id, DROP, sec(dr->from_ns), sec(dr->to_ns)), 0);
+	for (size_t p = 0; p < r.ports; p++) {
+		ck_assert_uint_eq(sum(&r, p, DROP, from, to), 0);
+		ck_assert_uint_eq(sum(&r, p, DROP, sec(dr->to_ns), end), 0);
+		if (sum(&r, p, DROP, sec(dr->from_ns), sec(dr->to_ns)))
+			ck_assert(p == dr->port->id || is_victim(dr, p));
+	}
+	run_free(&r);
+}
+END_TEST
+
+/* ---- Consistency of every scenario's counters ---- */
+
+struct snap {
+	bool sw;
+	struct sim_model_switch_port s;
+	struct sim_model_nic_port n;
+};
+
+static void snap_all(const struct sim_model *m, size_t np, struct snap *o)
+{
+	for (size_t p = 0; p < np; p++) {
+		o[p].sw = sim_model_read_switch_port(m, p, &o[p].s) == 0;
+		if (!o[p].sw)
+			ck_assert_int_eq(sim_model_read_nic_port(m, p, &o[p].n),
+					 0);
+	}
+}
+
+/* Whether the truth injects pause at (port, prio): the origin of a
+ * pause_on_lossy_priority incident. */
+static bool injected(const struct sim_scenario *s, size_t port, unsigned prio)
+{
+	for (size_t i = 0; i < sim_scenario_n_incidents(s); i++) {
+		const struct sim_scenario_incident *in =
+		    sim_scenario_incident(s, i);
+		if (in->kind == SIM_SCENARIO_PAUSE_ON_LOSSY_PRIORITY &&
+		    in->port && in->port->id == port &&
+		    in->priority == (int)prio)
+			return true;
+	}
+	return false;
+}
+
+#define TICK_US (TICK / 1000)
+
+/* PFC frames follow the pause time: XOFF refreshes at the link's rate
+ * (one per 65535 quanta of 512 bit times) plus one XON per transition;
+ * a priority paused all tick long got at least the refresh rate. */
+static void check_frames(const struct sim_port *pt, uint64_t d_frames,
+			 uint64_t d_xons, uint64_t d_us)
+{
+	double R = pt->speed * 1e9 / (65535.0 * 512.0);
+	double want = (double)d_us * 1e-6 * R;
+	ck_assert_msg(d_frames >= d_xons, "%s:%s", pt->node->name, pt->name);
+	ck_assert_msg(fabs((double)(d_frames - d_xons) - want) <= 2.0,
+		      "%s:%s: %llu frames for %llu us", pt->node->name,
+		      pt->name, (unsigned long long)d_frames,
+		      (unsigned long long)d_us);
+	if (d_us == TICK_US)
+		ck_assert_double_ge((double)d_frames, R * 0.1 - 1);
+}
+
+#define MONO(a, b, f)                                                          \
+	ck_assert_msg((b).f >= (a).f, "%s %s:%s %s went down at %.1f s", name, \
+		      pt->node->name, pt->name, #f, now)
+
+static void check_switch_port(const char *name, const struct sim_scenario *s,
+			      const struct sim_port *pt,
+			      const struct sim_model_switch_port *a,
+			      const struct sim_model_switch_port *b,
+			      bool rebooted, uint64_t since_boot_us, double now)
+{
+	uint8_t lossless = sim_topo_lossless_mask(sim_scenario_topo(s));
+	double tick_bytes = pt->speed * 1e9 / 8 * 0.1;
+	for (unsigned q = 0; q < SIM_MODEL_PRIOS; q++) {
+		const struct sim_model_switch_prio *x = &a->prio[q],
+						   *y = &b->prio[q];
+		/* Pause time never exceeds the time since boot. */
+		ck_assert_uint_le(y->pfc_rx_pause_us, since_boot_us);
+		ck_assert_uint_le(y->pfc_tx_pause_us, since_boot_us);
+		if (rebooted) {
+			/* Restarted from zero: at most one tick's worth. */
+			ck_assert_double_le((double)y->tx_bytes, tick_bytes);
+			ck_assert_double_le((double)y->rx_bytes, tick_bytes);
+			ck_assert_uint_le(y->pfc_rx_pause_us, TICK_US);
+			ck_assert_uint_le(y->pfc_tx_pause_us, TICK_US);
+			continue;
+		}
+		MONO(*x, *y, rx_bytes);
+		MONO(*x, *y, rx_packets);
+		MONO(*x, *y, tx_bytes);
+		MONO(*x, *y, tx_packets);
+		MONO(*x, *y, pfc_rx_frames);
+		MONO(*x, *y, pfc_tx_frames);
+		MONO(*x, *y, pfc_rx_pause_us);
+		MONO(*x, *y, pfc_tx_pause_us);
+		MONO(*x, *y, pfc_rx_transitions);
+		MONO(*x, *y, queue_drops);
+		MONO(*x, *y, pg_drops);
+		MONO(*x, *y, ecn_marked);
+		MONO(*x, *y, watermark_bytes);
+		MONO(*x, *y, pfcwd_storms);
+		MONO(*x, *y, pfcwd_restores);
+		MONO(*x, *y, pfcwd_drops);
+		ck_assert_uint_le(y->pfc_rx_pause_us - x->pfc_rx_pause_us,
+				  TICK_US);
+		ck_assert_uint_le(y->pfc_tx_pause_us - x->pfc_tx_pause_us,
+				  TICK_US);
+		check_frames(pt, y->pfc_rx_frames - x->pfc_rx_frames,
+			     y->pfc_rx_transitions - x->pfc_rx_transitions,
+			     y->pfc_rx_pause_us - x->pfc_rx_pause_us);
+		/* A lossy priority never pauses the peer. */
+		if (!((lossless >> q) & 1) && !injected(s, pt->id, q))
+			ck_assert_msg(y->pfc_tx_frames == x->pfc_tx_frames &&
+					  y->pfc_tx_pause_us ==
+					      x->pfc_tx_pause_us,
+				      "%s %s:%s pauses lossy priority %u", name,
+				      pt->node->name, pt->name, q);
+	}
+	if (rebooted)
+		return;
+	MONO(*a, *b, in_octets);
+	MONO(*a, *b, out_octets);
+	MONO(*a, *b, in_packets);
+	MONO(*a, *b, out_packets);
+	MONO(*a, *b, in_discards);
+	MONO(*a, *b, out_discards);
+	MONO(*a, *b, link_up_events);
+	MONO(*a, *b, link_down_events);
+}
+
+static void check_nic_port(const char *name, const struct sim_scenario *s,
+			   const struct sim_port *pt,
+			   const struct sim_model_nic_port *a,
+			   const struct sim_model_nic_port *b, uint64_t now_us,
+			   double now)
+{
+	uint8_t lossless = sim_topo_lossless_mask(sim_scenario_topo(s));
+	MONO(*a, *b, np_ecn_marked_roce_packets);
+	MONO(*a, *b, np_cnp_sent);
+	MONO(*a, *b, rp_cnp_handled);
+	MONO(*a, *b, rp_cnp_ignored);
+	MONO(*a, *b, port_xmit_data);
+	MONO(*a, *b, port_rcv_data);
+	MONO(*a, *b, port_xmit_packets);
+	MONO(*a, *b, port_rcv_packets);
+	MONO(*a, *b, rx_discards_phy);
+	MONO(*a, *b, tx_discards_phy);
+	MONO(*a, *b, rx_buffer_passed_thres_phy);
+	MONO(*a, *b, tx_pause_storm_warning_events);
+	MONO(*a, *b, tx_pause_storm_error_events);
+	MONO(*a, *b, link_down_events_phy);
+	/* The 32-bit q-counters only go down by wrapping. */
+	const uint32_t q32[][2] = {
+		{ a->out_of_buffer, b->out_of_buffer },
+		{ a->out_of_sequence, b->out_of_sequence },
+		{ a->packet_seq_err, b->packet_seq_err },
+		{ a->local_ack_timeout_err, b->local_ack_timeout_err },
+		{ a->roce_adp_retrans, b->roce_adp_retrans },
+	};
+	for (size_t i = 0; i < sizeof q32 / sizeof q32[0]; i++)
+		ck_assert_uint_lt((uint32_t)(q32[i][1] - q32[i][0]), 1u << 31);
+	for (unsigned q = 0; q < SIM_MODEL_PRIOS; q++) {
+		MONO(*a, *b, rx_prio_bytes[q]);
+		MONO(*a, *b, tx_prio_bytes[q]);
+		MONO(*a, *b, rx_prio_packets[q]);
+		MONO(*a, *b, tx_prio_packets[q]);
+		MONO(*a, *b, rx_prio_pause[q]);
+		MONO(*a, *b, tx_prio_pause[q]);
+		MONO(*a, *b, rx_prio_pause_duration[q]);
+		MONO(*a, *b, tx_prio_pause_duration[q]);
+		MONO(*a, *b, rx_prio_pause_transition[q]);
+		MONO(*a, *b, rx_prio_discards[q]);
+		ck_assert_uint_le(b->rx_prio_pause_duration[q], now_us);
+		ck_assert_uint_le(b->tx_prio_pause_duration[q], now_us);
+		ck_assert_uint_le(b->rx_prio_pause_duration[q] -
+				      a->rx_prio_pause_duration[q],
+				  TICK_US);
+		ck_assert_uint_le(b->tx_prio_pause_duration[q] -
+				      a->tx_prio_pause_duration[q],
+				  TICK_US);
+		check_frames(pt, b->rx_prio_pause[q] - a->rx_prio_pause[q],
+			     b->rx_prio_pause_transition[q] -
+				 a->rx_prio_pause_transition[q],
+			     b->rx_prio_pause_duration[q] -
+				 a->rx_prio_pause_duration[q]);
+		if (!((lossless >> q) & 1) && !injected(s, pt->id, q))
+			ck_assert_msg(b->tx_prio_pause[q] ==
+					  a->tx_prio_pause[q],
+				      "%s %s:%s pauses lossy priority %u", name,
+				      pt->node->name, pt->name, q);
+	}
+}
+
+/* Pause time a port received on priority 3 this tick (us). */
+static uint64_t d_paused(const struct snap *a, const struct snap *b)
+{
+	if (b->sw)
+		return b->s.prio[3].pfc_rx_pause_us -
+		       a->s.prio[3].pfc_rx_pause_us;
+	return b->n.rx_prio_pause_duration[3] - a->n.rx_prio_pause_duration[3];
+}
+
+/*
+ * Per switch and tick, on priority 3. Spreading follows the topology: a
+ * port is paused only by a NIC (the origin of a NIC storm or slow
+ * receiver) or by a switch with a downstream port of its own that is
+ * paused or holds a queue (this tick or the one before). ECN marks
+ * precede pause: a switch with sane thresholds (Kmax below Xoff) that
+ * pauses an upstream without being paused itself (it is the congestion
+ * point) has marked by then.
+ */
+static void check_nodes(const char *name, const struct sim_model *m,
+			const struct sim_topo *t, const struct snap *pp,
+			const struct snap *a, const struct snap *b, double now)
+{
+	for (size_t p = 0; p < sim_topo_n_ports(t); p++) {
+		const struct sim_port *pt = sim_topo_port(t, p);
+		if (!pt->peer || !d_paused(&a[p], &b[p]))
+			continue;
+		const struct sim_node *n = pt->peer->node;
+		if (n->kind == SIM_NODE_HOST)
+			continue;
+		bool why = false;
+		for (size_t j = 0; j < n->n_ports && !why; j++) {
+			size_t q = n->ports[j].id;
+			if (q == pt->peer->id)
+				continue;
+			why = d_paused(&a[q], &b[q]) ||
+			      d_paused(&pp[q], &a[q]) ||
+			      b[q].s.prio[3].occupancy_bytes ||
+			      a[q].s.prio[3].occupancy_bytes;
+		}
+		ck_assert_msg(why,
+			      "%s: %s:%s is paused at %.1f s by %s, which "
+			      "has nothing paused or queued downstream",
+			      name, pt->node->name, pt->name, now, n->name);
+	}
+	for (size_t i = 0; i < sim_topo_n_nodes(t); i++) {
+		const struct sim_node *n = sim_topo_node(t, i);
+		struct sim_model_switch_cfg c;
+		if (n->kind == SIM_NODE_HOST ||
+		    sim_model_get_switch_cfg(m, n->id, &c) ||
+		    c.ecn_kmax >= c.xoff)
+			continue;
+		bool pauses = false, paused = false;
+		uint64_t marks = 0;
+		for (size_t j = 0; j < n->n_ports; j++) {
+			size_t q = n->ports[j].id;
+			const struct sim_model_switch_prio *x = &a[q].s.prio[3],
+							   *y = &b[q].s.prio[3];
+			pauses |= y->pfc_tx_pause_us > x->pfc_tx_pause_us;
+			paused |= y->pfc_rx_pause_us > x->pfc_rx_pause_us;
+			marks += y->ecn_marked;
+		}
+		ck_assert_msg(!pauses || paused || marks,
+			      "%s: %s pauses at %.1f s with no ECN mark", name,
+			      n->name, now);
+	}
+}
+
+static void check_consistency(const char *name)
+{
+	struct sim_scenario *s = load(name);
+	const struct sim_topo *t = sim_scenario_topo(s);
+	struct sim_model *m = model_for(s);
+	size_t np = sim_topo_n_ports(t), nn = sim_topo_n_nodes(t);
+	struct snap *pp = calloc(np, sizeof *pp), *a = calloc(np, sizeof *a),
+		    *b = calloc(np, sizeof *b);
+	unsigned *boots = calloc(nn, sizeof *boots);
+	ck_assert(pp && a && b && boots);
+	snap_all(m, np, a);
+	memcpy(pp, a, np * sizeof *a);
+	uint64_t ticks = sim_scenario_duration_ns(s) / TICK;
+	for (uint64_t k = 0; k < ticks; k++) {
+		ck_assert_int_eq(sim_scenario_apply(s, m, sim_model_now_ns(m)),
+				 0);
+		ck_assert_int_eq(sim_model_step(m, TICK), 0);
+		snap_all(m, np, b);
+		double now = sec(sim_model_now_ns(m));
+		for (size_t p = 0; p < np; p++) {
+			const struct sim_port *pt = sim_topo_port(t, p);
+			size_t node = pt->node->id;
+			if (b[p].sw)
+				check_switch_port(name, s, pt, &a[p].s, &b[p].s,
+						  sim_model_boots(m, node) !=
+						      boots[node],
+						  (sim_model_now_ns(m) -
+						   sim_model_boot_ns(m, node)) /
+						      1000,
+						  now);
+			else
+				check_nic_port(name, s, pt, &a[p].n, &b[p].n,
+					       sim_model_now_ns(m) / 1000, now);
+		}
+		check_nodes(name, m, t, pp, a, b, now);
+		for (size_t i = 0; i < nn; i++)
+			boots[i] = sim_model_boots(m, i);
+		struct snap *x = pp;
+		pp = a;
+		a = b;
+		b = x;
+	}
+	free(pp);
+	free(a);
+	free(b);
+	free(boots);
+	sim_model_free(m);
+	sim_scenario_free(s);
+}
+
+START_TEST(every_scenario_keeps_the_counters_consistent)
+{
+	check_consistency(shipped[_i]);
+}
+END_TEST
+
 static Suite *sim_scenario_suite(void)
 {
 	Suite *s = suite_create("sim_scenario");
@@ -824,6 +1476,9 @@ static Suite *sim_scenario_suite(void)
 	tcase_add_test(tc, bad_kind_in_truth_is_an_error);
 	tcase_add_test(tc, victims_are_nodes_or_ports);
 	tcase_add_test(tc, other_bad_files_fail_cleanly);
+	tcase_add_test(tc, explicit_paths_are_checked_with_positions);
+	tcase_add_test(tc, victims_may_give_their_hop_and_onset);
+	tcase_add_test(tc, buffers_load_over_a_borrowed_topology);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("replay");
 	tcase_set_timeout(tc, 60);
@@ -843,6 +1498,13 @@ static Suite *sim_scenario_suite(void)
 	tcase_add_test(tc, target_faults_are_active_for_their_switch_and_span);
 	tcase_add_test(tc, target_faults_leave_the_fabric_clean);
 	tcase_add_test(tc, rail_misalignment_origin_is_cabled_off_its_rail);
+	tcase_add_test(tc, congestion_spreads_hop_by_hop_along_the_traffic);
+	tcase_add_test(tc, deadlock_locks_the_cycle_until_the_watchdog_drops);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("consistency");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, every_scenario_keeps_the_counters_consistent, 0,
+			    (int)N_SHIPPED);
 	suite_add_tcase(s, tc);
 	return s;
 }
