@@ -1,0 +1,2088 @@
+/*
+ * rules: the rule engine (the contract is in rules.h; the detections
+ * and their reasons in doc/rules.md).
+ *
+ * The view. Every (device, port) the store or the link table knows gets
+ * a stable port id; per-port and per-(port, priority) figures live in
+ * flat arrays indexed by it (struct-of-arrays, grown only when ports
+ * appear). A slot map remembers, per store slot, which port, field and
+ * priority a series feeds, so a tick is one pass over the slots with no
+ * lookups: store_read, check the key still matches, fold the rate into
+ * its field (sum or max). Series the rules never read are skipped
+ * without being read, and the whole map is re-checked every
+ * RULES_RESCAN_TICKS ticks in case a withdrawn slot was reused.
+ *
+ * The pause graph, per lossless priority q. Port x "pauses" its peer y
+ * with weight max(tx_ratio(x), rx_ratio(y)): each end's view of the same
+ * link, whichever reports. A ratio is the pause time rate (s/s) when a
+ * duration counter exists, else frames/s over the refresh rate that
+ * holds a priority paused at the link's speed (speed / (512 bits x
+ * 0xffff quanta), domain.md 4.1). A device is paused when one of its
+ * ports is held paused. A root is a device that pauses a peer while not
+ * being paused itself: the pause starts there (a stalled NIC, or a
+ * congested egress queue on a switch). From each root a breadth-first
+ * walk over "paused port -> its device -> that device's pausing ports ->
+ * their peers" gives the pause tree with hop depths. Paused devices no
+ * root reaches can only be waiting on each other: a depth-first search
+ * among them finds the cycles (deadlock candidates).
+ *
+ * Incidents. Rules assert (kind, origin) with subjects, evidence and a
+ * score every tick the condition holds; the lifecycle pass turns
+ * assertions into pending -> firing -> resolved. A condition's first
+ * sighting counts the rate's own window (one sample interval), so a
+ * for-duration no longer than the interval fires on the first tick:
+ * the rate already covers that much time.
+ */
+#include "config.h"
+
+#include "rules.h"
+
+#include "cfg.h"
+#include "counters.h"
+#include "health.h"
+#include "links.h"
+#include "log.h"
+#include "mem.h"
+#include "store.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PRIOS		   8
+#define NONE		   UINT32_MAX
+#define RULES_RESCAN_TICKS 64
+#define MAX_SUBJECTS	   256
+#define MAX_EVIDENCE	   12
+#define MAX_ACTIVE	   65536
+#define FLAP_RING	   8
+#define NS_PER_S	   INT64_C(1000000000)
+/* Bits on the wire held paused by one XOFF at pause_time 0xffff. */
+#define PAUSE_HOLD_BITS (512.0 * 65535.0)
+
+/* Per-(port, priority) fields. */
+enum pfield {
+	F_TX_PAUSE, /* s/s we kept the peer paused */
+	F_RX_PAUSE, /* s/s we were paused */
+	F_TX_FRAMES,
+	F_RX_FRAMES,
+	F_TX_PKTS, /* transmit progress, packets/s */
+	F_DROPS,   /* drops on the priority, packets/s */
+	F_ECN,	   /* CE marks, packets/s */
+	F_OCC,	   /* queue occupancy, bytes */
+	F_WD,	   /* switch watchdog: stormed (1) or storms/s */
+	F_N
+};
+
+/* Per-port fields. */
+enum qfield {
+	P_SPEED,      /* bytes/s */
+	P_LINK_UP,    /* 0/1 */
+	P_DOWN_TOTAL, /* link down events, running total */
+	P_CE,	      /* CE RoCE packets received/s */
+	P_CNP_SENT,
+	P_CNP_HANDLED,
+	P_CNP_IGNORED,
+	P_STORM_WARN,
+	P_STORM_ERR,
+	P_OOB, /* NIC out of buffer, packets/s */
+	P_RETRIES,
+	P_TX_BYTES,
+	P_N
+};
+
+enum mkind { M_UNKNOWN = 0, M_IGNORE, M_PRIO, M_PORT };
+enum vkind { V_RATE, V_GAUGE, V_TOTAL };
+enum agg { A_SUM, A_MAX };
+
+/* What one store slot feeds (16 bytes: the map is streamed every tick;
+ * the slot's key, needed only to notice reuse, is kept apart). */
+struct slot_map {
+	uint32_t port;
+	uint8_t kind; /* enum mkind */
+	uint8_t field;
+	uint8_t prio;
+	uint8_t vkind;
+	uint8_t fallback; /* frames: skipped while a pause time exists */
+	uint8_t pad[7];
+};
+
+/*
+ * Frame counters of a lossless priority are a fallback for the pause
+ * ratio: they are not read while the port has a pause time counter for
+ * that direction (re-checked at every full rescan). Reading fewer series
+ * in other ways (every few ticks for slow signals) does not pay: the
+ * scan is bound by memory, and sparse reads cost the prefetcher more
+ * than they save (bench/bench_detect).
+ */
+_Static_assert(sizeof(struct slot_map) == 16, "slot map entry size");
+
+/* How each canonical counter feeds the view (counter id -> field). */
+struct cmap {
+	uint8_t kind; /* M_PRIO or M_PORT; 0: not read */
+	uint8_t field;
+	uint8_t vkind;
+	bool lossy_too; /* read on lossy priorities as well */
+};
+
+static const struct cmap cmaps[FM_C__COUNT] = {
+	[FM_C_PFC_TX_PAUSE] = { M_PRIO, F_TX_PAUSE, V_RATE, true },
+	[FM_C_PFC_RX_PAUSE] = { M_PRIO, F_RX_PAUSE, V_RATE, true },
+	[FM_C_PFC_TX_FRAMES] = { M_PRIO, F_TX_FRAMES, V_RATE, true },
+	[FM_C_PFC_RX_FRAMES] = { M_PRIO, F_RX_FRAMES, V_RATE, true },
+	[FM_C_PRIO_PACKETS_TX] = { M_PRIO, F_TX_PKTS, V_RATE, false },
+	[FM_C_QUEUE_TX_PACKETS] = { M_PRIO, F_TX_PKTS, V_RATE, false },
+	[FM_C_PRIO_DISCARDS_RX] = { M_PRIO, F_DROPS, V_RATE, false },
+	[FM_C_PG_DROPS] = { M_PRIO, F_DROPS, V_RATE, false },
+	[FM_C_QUEUE_DROPS] = { M_PRIO, F_DROPS, V_RATE, false },
+	[FM_C_PFC_WD_DROPS_RX] = { M_PRIO, F_DROPS, V_RATE, false },
+	[FM_C_PFC_WD_DROPS_TX] = { M_PRIO, F_DROPS, V_RATE, false },
+	[FM_C_ECN_MARKED] = { M_PRIO, F_ECN, V_RATE, false },
+	[FM_C_QUEUE_OCCUPANCY] = { M_PRIO, F_OCC, V_GAUGE, false },
+	[FM_C_PFC_WD_STORMS] = { M_PRIO, F_WD, V_RATE, false },
+	[FM_C_PFC_WD_STORMED] = { M_PRIO, F_WD, V_GAUGE, false },
+	[FM_C_LINK_SPEED] = { M_PORT, P_SPEED, V_GAUGE, false },
+	[FM_C_LINK_UP] = { M_PORT, P_LINK_UP, V_GAUGE, false },
+	[FM_C_LINK_DOWN_EVENTS] = { M_PORT, P_DOWN_TOTAL, V_TOTAL, false },
+	[FM_C_ROCE_CE_RECEIVED] = { M_PORT, P_CE, V_RATE, false },
+	[FM_C_CNP_SENT] = { M_PORT, P_CNP_SENT, V_RATE, false },
+	[FM_C_CNP_HANDLED] = { M_PORT, P_CNP_HANDLED, V_RATE, false },
+	[FM_C_CNP_IGNORED] = { M_PORT, P_CNP_IGNORED, V_RATE, false },
+	[FM_C_NIC_STORM_WARNINGS] = { M_PORT, P_STORM_WARN, V_RATE, false },
+	[FM_C_NIC_STORM_ERRORS] = { M_PORT, P_STORM_ERR, V_RATE, false },
+	[FM_C_NIC_OUT_OF_BUFFER] = { M_PORT, P_OOB, V_RATE, false },
+	[FM_C_RDMA_ACK_TIMEOUTS] = { M_PORT, P_RETRIES, V_RATE, false },
+	[FM_C_RDMA_SEQ_ERRORS] = { M_PORT, P_RETRIES, V_RATE, false },
+	[FM_C_RDMA_OUT_OF_SEQUENCE] = { M_PORT, P_RETRIES, V_RATE, false },
+	[FM_C_RDMA_ADAPTIVE_RETRANS] = { M_PORT, P_RETRIES, V_RATE, false },
+	[FM_C_BYTES_TX] = { M_PORT, P_TX_BYTES, V_RATE, false },
+};
+
+static const uint8_t pfield_agg[F_N] = {
+	[F_TX_PAUSE] = A_MAX,  [F_RX_PAUSE] = A_MAX, [F_TX_FRAMES] = A_SUM,
+	[F_RX_FRAMES] = A_SUM, [F_TX_PKTS] = A_MAX,  [F_DROPS] = A_SUM,
+	[F_ECN] = A_SUM,       [F_OCC] = A_MAX,	     [F_WD] = A_MAX,
+};
+static const uint8_t qfield_agg[P_N] = {
+	[P_SPEED] = A_MAX,	 [P_LINK_UP] = A_MAX,
+	[P_DOWN_TOTAL] = A_SUM,	 [P_CE] = A_SUM,
+	[P_CNP_SENT] = A_SUM,	 [P_CNP_HANDLED] = A_SUM,
+	[P_CNP_IGNORED] = A_SUM, [P_STORM_WARN] = A_SUM,
+	[P_STORM_ERR] = A_SUM,	 [P_OOB] = A_SUM,
+	[P_RETRIES] = A_SUM,	 [P_TX_BYTES] = A_SUM,
+};
+
+/* An incident's subject inside the engine. */
+struct isub {
+	uint32_t port; /* engine port, or NONE for a whole device */
+	store_label dev;
+	int8_t prio;
+	uint8_t role;
+	int16_t parent;
+	uint16_t depth;
+};
+
+struct iev {
+	const char *name; /* static string */
+	uint32_t port;	  /* NONE: dev only */
+	store_label dev;
+	double value;
+};
+
+struct inc {
+	uint64_t id;
+	enum rules_kind kind;
+	enum rules_state state;
+	store_label dev, port; /* origin; port 0: the whole device */
+	int prio;
+	int64_t since;	   /* condition held since (counting the window) */
+	int64_t started;   /* first sighting */
+	int64_t fired;	   /* 0 while pending */
+	int64_t last_true; /* last tick the condition held */
+	int64_t peak_ns;
+	double peak;
+	bool asserted; /* this tick */
+	struct isub *subs;
+	size_t n_subs, cap_subs;
+	struct iev ev[MAX_EVIDENCE];
+	size_t n_ev;
+	char summary[256];
+};
+
+/* What a rule hands to assert_inc (scratch, reused every tick). */
+struct cand {
+	struct isub subs[MAX_SUBJECTS];
+	size_t n_subs;
+	struct iev ev[MAX_EVIDENCE];
+	size_t n_ev;
+};
+
+struct rules_cfg {
+	struct cfg_rules r;
+	uint8_t lossless;
+	uint64_t tick_ns;
+	int64_t window_ns; /* a rate's window: the sample interval */
+	int64_t silent_ns;
+	int64_t lldp_ttl_ns;
+};
+
+struct rules {
+	struct store *st;
+	struct links *links;
+	struct health *health;
+	int64_t (*real_ns)(void *ctx);
+	void *clock_ctx;
+
+	pthread_mutex_t lock;
+	struct rules_cfg c;
+
+	/* Ports. */
+	uint32_t n_ports, cap_ports;
+	store_label *pdev, *pname;
+	uint32_t *devi;
+	int32_t *peer;
+	uint8_t *is_nic; /* sticky: NIC counters seen */
+	uint8_t *valid;	 /* bit 0: a fresh rate this tick; bit 1: any
+			    fresh value (gauges included) */
+	float *pv[F_N];	 /* [port * 8 + prio] */
+	uint16_t *phas;	 /* bit f: pv[f] set this tick */
+	uint8_t *dur;	 /* [port * 8 + prio] bit 0/1: tx/rx pause time seen */
+	float *qv[P_N];	 /* [port] */
+	uint32_t *qhas;
+	float *rtx, *rrx; /* ratios [port * 8 + prio]; < 0 unknown */
+	float *pw, *dw;	  /* pausing / paused weight at the prio at hand */
+	double *down_last;
+	uint8_t *down_seen;
+	int8_t *link_last;
+	int64_t *flap_t; /* [port * FLAP_RING] */
+	uint8_t *flap_n;
+	uint64_t *port_idx; /* (dev << 32 | port) + 1; open addressing */
+	uint32_t *port_idx_val;
+	size_t port_idx_cap;
+	bool ports_changed;
+
+	/* Devices. */
+	uint32_t n_devs, cap_devs;
+	store_label *dlabel;
+	uint32_t *dev_first, *dev_count, *dev_ports; /* CSR */
+	float *dpaused;
+	uint8_t *dfresh; /* a fresh series this tick */
+	uint8_t *dseen;	 /* ever had data */
+	int64_t *dage;	 /* youngest series' age this tick */
+	uint32_t *dstamp;
+	uint8_t *dcolour;
+	uint32_t stamp;
+	uint64_t *dev_idx; /* label + 1 */
+	uint32_t *dev_idx_val;
+	size_t dev_idx_cap;
+
+	/* Work arrays for walks (cap_devs / cap_ports sized). */
+	uint32_t *queue, *qsub;
+	uint32_t *stk_dev, *stk_pos, *stk_via;
+
+	/* Store slots and queue labels. */
+	struct slot_map *map;
+	struct store_key *map_key; /* the key each slot was classified by */
+	uint32_t map_cap, map_seen;
+	int8_t *qprio; /* queue label -> priority, -2 unknown */
+	uint32_t qprio_cap;
+
+	/* Link table mirror. */
+	uint64_t links_gen;
+	uint32_t *rail_bad; /* pairs (nic port, leaf port) */
+	size_t n_rail_bad, cap_rail_bad;
+
+	/* Incidents. */
+	struct inc **act;
+	size_t n_act, cap_act;
+	struct rules_incident *recent; /* ring of resolved, converted */
+	size_t n_recent, recent_head, recent_cap;
+	uint64_t next_id;
+	uint64_t fired_total[RULES_KINDS];
+	struct cand cand;
+
+	/* Published for snapshots. */
+	uint64_t ticks;
+	uint64_t reads; /* store_read calls in the last tick */
+	double last_cpu_s;
+
+	/* Thread. */
+	pthread_t thread;
+	pthread_cond_t cond;
+	bool running, stop;
+};
+
+static const char *const kind_names[RULES_KINDS] = {
+	[RULES_PFC_STORM] = "pfc_storm",
+	[RULES_CONGESTION_SPREADING] = "congestion_spreading",
+	[RULES_PFC_DEADLOCK] = "pfc_deadlock",
+	[RULES_INCAST] = "incast",
+	[RULES_LOSSLESS_DROP] = "lossless_drop",
+	[RULES_PAUSE_ON_LOSSY] = "pause_on_lossy_priority",
+	[RULES_ECN_AFTER_PFC] = "ecn_after_pfc",
+	[RULES_ECN_WITHOUT_CNP] = "ecn_without_cnp",
+	[RULES_LINK_FLAP] = "link_flap",
+	[RULES_TARGET_SILENT] = "target_silent",
+	[RULES_RAIL_MISALIGNMENT] = "rail_misalignment",
+};
+
+const char *rules_kind_name(enum rules_kind k)
+{
+	return (unsigned)k < RULES_KINDS ? kind_names[k] : "?";
+}
+
+const char *rules_state_name(enum rules_state s)
+{
+	switch (s) {
+	case RULES_PENDING:
+		return "pending";
+	case RULES_FIRING:
+		return "firing";
+	case RULES_RESOLVED:
+		return "resolved";
+	}
+	return "?";
+}
+
+const char *rules_role_name(enum rules_role r)
+{
+	switch (r) {
+	case RULES_ROLE_ORIGIN:
+		return "origin";
+	case RULES_ROLE_VICTIM:
+		return "victim";
+	case RULES_ROLE_SPREADER:
+		return "spreader";
+	case RULES_ROLE_MEMBER:
+		return "member";
+	case RULES_ROLES:
+		break;
+	}
+	return "?";
+}
+
+static int64_t real_default(void *ctx)
+{
+	(void)ctx;
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * NS_PER_S + t.tv_nsec;
+}
+
+static uint64_t min_nz(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+uint64_t rules_tick_for(const struct cfg *c)
+{
+	uint64_t t = c->rules.tick_ns;
+	if (!t) {
+		t = c->interval_ns;
+		for (size_t i = 0; i < c->n_targets; i++) {
+			const struct cfg_target *tg = &c->targets[i];
+			if (tg->gnmi) {
+				t = min_nz(t, tg->gnmi->interval_ns);
+				for (size_t k = 0; k < tg->gnmi->n_subs; k++)
+					t = min_nz(t, tg->gnmi->subs[k]
+							  .sample_interval_ns);
+			}
+			if (tg->snmp)
+				t = min_nz(t, tg->snmp->interval_ns);
+		}
+		if (c->nic.enabled)
+			t = min_nz(t, c->nic.interval_ns);
+	}
+	if (t < 100000000)
+		t = 100000000;
+	return t;
+}
+
+static void apply_cfg(struct rules *r, const struct cfg *c)
+{
+	uint8_t old = r->c.lossless;
+	r->c.r = c->rules;
+	r->c.lossless = c->lossless_mask;
+	r->c.tick_ns = rules_tick_for(c);
+	r->c.lldp_ttl_ns = c->topology.lldp_ttl_ns
+			       ? (int64_t)c->topology.lldp_ttl_ns
+			       : LINKS_DEFAULT_LLDP_TTL_NS;
+	r->c.window_ns =
+	    (int64_t)(c->interval_ns ? c->interval_ns : (uint64_t)NS_PER_S);
+	if (r->c.window_ns > (int64_t)r->c.tick_ns * 10)
+		r->c.window_ns = (int64_t)r->c.tick_ns * 10;
+	r->c.silent_ns =
+	    c->rules.silent_for_ns
+		? (int64_t)c->rules.silent_for_ns
+		: (int64_t)(c->store_stale_intervals ? c->store_stale_intervals
+						     : 5) *
+		      r->c.window_ns;
+	/* Which series are read depends on the lossless set. */
+	if (old != r->c.lossless && r->map)
+		memset(r->map, 0, r->map_cap * sizeof *r->map);
+}
+
+struct rules *rules_new(struct store *st, struct links *l, struct health *h,
+			const struct cfg *c, const struct rules_opts *opts)
+{
+	struct rules *r = xcalloc(1, sizeof *r);
+	r->st = st;
+	r->links = l;
+	r->health = h;
+	r->real_ns = opts && opts->real_ns ? opts->real_ns : real_default;
+	r->clock_ctx = opts ? opts->clock_ctx : NULL;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	apply_cfg(r, c);
+	r->next_id = 1;
+	return r;
+}
+
+static void free_public(struct rules_incident *p)
+{
+	for (size_t i = 0; i < p->n_subjects; i++) {
+		free(p->subjects[i].device);
+		free(p->subjects[i].port);
+	}
+	free(p->subjects);
+	for (size_t i = 0; i < p->n_evidence; i++) {
+		free(p->evidence[i].name);
+		free(p->evidence[i].device);
+		free(p->evidence[i].port);
+	}
+	free(p->evidence);
+	free(p->summary);
+	memset(p, 0, sizeof *p);
+}
+
+void rules_free(struct rules *r)
+{
+	if (!r)
+		return;
+	rules_stop(r);
+	free(r->pdev);
+	free(r->pname);
+	free(r->devi);
+	free(r->peer);
+	free(r->is_nic);
+	free(r->valid);
+	for (int f = 0; f < F_N; f++)
+		free(r->pv[f]);
+	free(r->phas);
+	free(r->dur);
+	for (int f = 0; f < P_N; f++)
+		free(r->qv[f]);
+	free(r->qhas);
+	free(r->rtx);
+	free(r->rrx);
+	free(r->pw);
+	free(r->dw);
+	free(r->down_last);
+	free(r->down_seen);
+	free(r->link_last);
+	free(r->flap_t);
+	free(r->flap_n);
+	free(r->port_idx);
+	free(r->port_idx_val);
+	free(r->dlabel);
+	free(r->dev_first);
+	free(r->dev_count);
+	free(r->dev_ports);
+	free(r->dpaused);
+	free(r->dfresh);
+	free(r->dseen);
+	free(r->dage);
+	free(r->dstamp);
+	free(r->dcolour);
+	free(r->dev_idx);
+	free(r->dev_idx_val);
+	free(r->queue);
+	free(r->qsub);
+	free(r->stk_dev);
+	free(r->stk_pos);
+	free(r->stk_via);
+	free(r->map);
+	free(r->map_key);
+	free(r->qprio);
+	free(r->rail_bad);
+	for (size_t i = 0; i < r->n_act; i++) {
+		free(r->act[i]->subs);
+		free(r->act[i]);
+	}
+	free(r->act);
+	for (size_t i = 0; i < r->n_recent; i++)
+		free_public(&r->recent[(r->recent_head + i) % r->recent_cap]);
+	free(r->recent);
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+void rules_configure(struct rules *r, const struct cfg *c)
+{
+	pthread_mutex_lock(&r->lock);
+	apply_cfg(r, c);
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+uint64_t rules_tick_ns(struct rules *r)
+{
+	pthread_mutex_lock(&r->lock);
+	uint64_t t = r->c.tick_ns;
+	pthread_mutex_unlock(&r->lock);
+	return t;
+}
+
+/* Ports and devices. */
+
+static uint64_t mix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+/* A tiny open-addressing map of 64-bit keys (+1) to uint32 values. */
+static bool umap_find(const uint64_t *keys, const uint32_t *vals, size_t cap,
+		      uint64_t key, uint32_t *val)
+{
+	if (!cap)
+		return false;
+	size_t mask = cap - 1;
+	for (size_t i = mix64(key) & mask; keys[i]; i = (i + 1) & mask)
+		if (keys[i] == key + 1) {
+			*val = vals[i];
+			return true;
+		}
+	return false;
+}
+
+static void umap_put(uint64_t **keys, uint32_t **vals, size_t *cap, size_t used,
+		     uint64_t key, uint32_t val)
+{
+	if ((used + 1) * 2 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1024;
+		uint64_t *nk = xcalloc(ncap, sizeof *nk);
+		uint32_t *nv = xcalloc(ncap, sizeof *nv);
+		for (size_t i = 0; i < *cap; i++) {
+			if (!(*keys)[i])
+				continue;
+			size_t j = mix64((*keys)[i] - 1) & (ncap - 1);
+			while (nk[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = (*keys)[i];
+			nv[j] = (*vals)[i];
+		}
+		free(*keys);
+		free(*vals);
+		*keys = nk;
+		*vals = nv;
+		*cap = ncap;
+	}
+	size_t mask = *cap - 1;
+	size_t i = mix64(key) & mask;
+	while ((*keys)[i])
+		i = (i + 1) & mask;
+	(*keys)[i] = key + 1;
+	(*vals)[i] = val;
+}
+
+#define GROW(p, cap, ncap)                                              \
+	do {                                                            \
+		(p) = xreallocarray((p), (ncap), sizeof *(p));          \
+		memset((p) + (cap), 0, ((ncap) - (cap)) * sizeof *(p)); \
+	} while (0)
+
+static void grow_ports(struct rules *r, uint32_t need)
+{
+	if (need <= r->cap_ports)
+		return;
+	uint32_t cap = r->cap_ports, ncap = cap ? cap : 256;
+	while (ncap < need)
+		ncap *= 2;
+	GROW(r->pdev, cap, ncap);
+	GROW(r->pname, cap, ncap);
+	GROW(r->devi, cap, ncap);
+	GROW(r->peer, cap, ncap);
+	GROW(r->is_nic, cap, ncap);
+	GROW(r->valid, cap, ncap);
+	for (int f = 0; f < F_N; f++)
+		GROW(r->pv[f], (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	GROW(r->phas, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	GROW(r->dur, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	for (int f = 0; f < P_N; f++)
+		GROW(r->qv[f], cap, ncap);
+	GROW(r->qhas, cap, ncap);
+	GROW(r->rtx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	GROW(r->rrx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	GROW(r->pw, cap, ncap);
+	GROW(r->dw, cap, ncap);
+	GROW(r->down_last, cap, ncap);
+	GROW(r->down_seen, cap, ncap);
+	GROW(r->link_last, cap, ncap);
+	GROW(r->flap_t, (size_t)cap * FLAP_RING, (size_t)ncap * FLAP_RING);
+	GROW(r->flap_n, cap, ncap);
+	GROW(r->queue, cap, ncap);
+	GROW(r->qsub, cap, ncap);
+	r->cap_ports = ncap;
+}
+
+static uint32_t find_dev(struct rules *r, store_label dev)
+{
+	uint32_t d;
+	if (umap_find(r->dev_idx, r->dev_idx_val, r->dev_idx_cap, dev, &d))
+		return d;
+	if (r->n_devs == r->cap_devs) {
+		uint32_t cap = r->cap_devs, ncap = cap ? cap * 2 : 64;
+		GROW(r->dlabel, cap, ncap);
+		GROW(r->dev_first, cap, ncap);
+		GROW(r->dev_count, cap, ncap);
+		GROW(r->dpaused, cap, ncap);
+		GROW(r->dfresh, cap, ncap);
+		GROW(r->dseen, cap, ncap);
+		GROW(r->dage, cap, ncap);
+		GROW(r->dstamp, cap, ncap);
+		GROW(r->dcolour, cap, ncap);
+		GROW(r->stk_dev, cap, ncap);
+		GROW(r->stk_pos, cap, ncap);
+		GROW(r->stk_via, cap, ncap);
+		r->cap_devs = ncap;
+	}
+	d = r->n_devs++;
+	r->dlabel[d] = dev;
+	umap_put(&r->dev_idx, &r->dev_idx_val, &r->dev_idx_cap, d, dev, d);
+	return d;
+}
+
+/* The port id of (dev, port), created if new. */
+static uint32_t find_port(struct rules *r, store_label dev, store_label port)
+{
+	uint64_t key = (uint64_t)dev << 32 | port;
+	uint32_t p;
+	if (umap_find(r->port_idx, r->port_idx_val, r->port_idx_cap, key, &p))
+		return p;
+	grow_ports(r, r->n_ports + 1);
+	p = r->n_ports++;
+	r->pdev[p] = dev;
+	r->pname[p] = port;
+	r->devi[p] = find_dev(r, dev);
+	r->peer[p] = -1;
+	r->link_last[p] = -1;
+	umap_put(&r->port_idx, &r->port_idx_val, &r->port_idx_cap, p, key, p);
+	r->ports_changed = true;
+	return p;
+}
+
+/* Ports per device (CSR), after ports were added. */
+static void index_devices(struct rules *r)
+{
+	free(r->dev_ports);
+	r->dev_ports =
+	    xcalloc(r->n_ports ? r->n_ports : 1, sizeof *r->dev_ports);
+	memset(r->dev_count, 0, r->n_devs * sizeof *r->dev_count);
+	for (uint32_t p = 0; p < r->n_ports; p++)
+		r->dev_count[r->devi[p]]++;
+	uint32_t at = 0;
+	for (uint32_t d = 0; d < r->n_devs; d++) {
+		r->dev_first[d] = at;
+		at += r->dev_count[d];
+		r->dev_count[d] = 0;
+	}
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		uint32_t d = r->devi[p];
+		r->dev_ports[r->dev_first[d] + r->dev_count[d]++] = p;
+	}
+	r->ports_changed = false;
+}
+
+static bool name_in(const char *s, char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s, v[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Mirrors the link table: peers and the rail check's findings. */
+static void rebuild_graph(struct rules *r)
+{
+	struct links_snapshot s;
+	links_snapshot(r->links, &s);
+	for (uint32_t p = 0; p < r->n_ports; p++)
+		r->peer[p] = -1;
+	r->n_rail_bad = 0;
+	for (size_t i = 0; i < s.n_links; i++) {
+		const struct links_entry *e = &s.links[i];
+		if (!e->resolved || e->overridden)
+			continue;
+		uint32_t a = find_port(r, store_intern(r->st, e->a_device),
+				       store_intern(r->st, e->a_port));
+		uint32_t b = find_port(r, store_intern(r->st, e->b_device),
+				       store_intern(r->st, e->b_port));
+		r->peer[a] = (int32_t)b;
+		r->peer[b] = (int32_t)a;
+		/* Rails: an end named as rail k's NIC must face a rail-k
+		 * leaf. */
+		for (int end = 0; end < 2 && s.n_rails; end++) {
+			const char *nic_dev = end ? e->b_device : e->a_device;
+			const char *nic_port = end ? e->b_port : e->a_port;
+			const char *other = end ? e->a_device : e->b_device;
+			for (size_t k = 0; k < s.n_rails; k++) {
+				const struct links_rail *rl = &s.rails[k];
+				if (!name_in(nic_port, rl->nics, rl->n_nics))
+					continue;
+				(void)nic_dev;
+				if (name_in(other, rl->leaves, rl->n_leaves))
+					break;
+				if (r->n_rail_bad + 2 > r->cap_rail_bad) {
+					r->cap_rail_bad =
+					    r->cap_rail_bad
+						? r->cap_rail_bad * 2
+						: 64;
+					r->rail_bad = xreallocarray(
+					    r->rail_bad, r->cap_rail_bad,
+					    sizeof *r->rail_bad);
+				}
+				r->rail_bad[r->n_rail_bad++] = end ? b : a;
+				r->rail_bad[r->n_rail_bad++] = end ? a : b;
+				break;
+			}
+		}
+	}
+	r->links_gen = s.generation;
+	links_snapshot_free(&s);
+}
+
+/* Reading the store. */
+
+static int queue_prio(struct rules *r, store_label q)
+{
+	if (q >= r->qprio_cap) {
+		uint32_t cap = r->qprio_cap, ncap = cap ? cap : 64;
+		while (ncap <= q)
+			ncap *= 2;
+		r->qprio = xreallocarray(r->qprio, ncap, sizeof *r->qprio);
+		memset(r->qprio + cap, -2, ncap - cap);
+		r->qprio_cap = ncap;
+	}
+	if (r->qprio[q] == -2) {
+		/* The queue index is the priority (the usual RoCE
+		 * mapping): "3", "UC3", "queue3". */
+		const char *s = store_label_str(r->st, q);
+		int p = -1;
+		if (s) {
+			size_t n = strlen(s);
+			if (n && s[n - 1] >= '0' && s[n - 1] <= '7' &&
+			    (n == 1 || s[n - 2] < '0' || s[n - 2] > '9'))
+				p = s[n - 1] - '0';
+		}
+		r->qprio[q] = (int8_t)p;
+	}
+	return r->qprio[q];
+}
+
+static void classify(struct rules *r, struct slot_map *m,
+		     const struct store_sample *smp)
+{
+	const struct store_key *k = &smp->key;
+	r->map_key[m - r->map] = *k;
+	m->kind = M_IGNORE;
+	if (k->counter >= FM_C__COUNT)
+		return;
+	const struct cmap *c = &cmaps[k->counter];
+	if (!c->kind)
+		return;
+	const struct fm_counter_info *info =
+	    fm_counter_info((enum fm_counter)k->counter);
+	int prio = 0;
+	if (c->kind == M_PRIO) {
+		prio = info->sub == FM_SUB_QUEUE ? queue_prio(r, k->sub)
+						 : (int)k->sub;
+		if (prio < 0 || prio >= PRIOS)
+			return;
+		if (!c->lossy_too && !(r->c.lossless & (1u << prio)))
+			return;
+	}
+	m->port = find_port(r, k->device, k->port);
+	m->kind = c->kind;
+	m->field = c->field;
+	m->prio = (uint8_t)prio;
+	m->vkind = c->vkind;
+	bool lossless = c->kind == M_PRIO && (r->c.lossless & (1u << prio));
+	m->fallback =
+	    lossless && (c->field == F_TX_FRAMES || c->field == F_RX_FRAMES);
+	if (c->kind == M_PORT &&
+	    (c->field == P_CE || c->field == P_CNP_SENT ||
+	     c->field == P_CNP_HANDLED || c->field == P_CNP_IGNORED ||
+	     c->field == P_STORM_WARN || c->field == P_OOB))
+		r->is_nic[m->port] = 1;
+}
+
+static bool same_key(const struct store_key *a, const struct store_key *b)
+{
+	return a->device == b->device && a->port == b->port &&
+	       a->sub == b->sub && a->counter == b->counter;
+}
+
+static inline void put_val(float *v, uint16_t *has, uint16_t bit, int agg,
+			   float x)
+{
+	if (!(*has & bit)) {
+		*v = x;
+		*has |= bit;
+	} else if (agg == A_SUM) {
+		*v += x;
+	} else if (x > *v) {
+		*v = x;
+	}
+}
+
+/* Folds one series' reading into its port's view. */
+static void apply(struct rules *r, const struct slot_map *m, float x, bool rate)
+{
+	r->valid[m->port] |= rate ? 3 : 2;
+	if (m->kind == M_PRIO) {
+		size_t i = (size_t)m->port * PRIOS + m->prio;
+		put_val(&r->pv[m->field][i], &r->phas[i],
+			(uint16_t)(1u << m->field), pfield_agg[m->field], x);
+		if (m->field == F_TX_PAUSE)
+			r->dur[i] |= 1;
+		else if (m->field == F_RX_PAUSE)
+			r->dur[i] |= 2;
+		return;
+	}
+	uint32_t bit = 1u << m->field;
+	float *v = &r->qv[m->field][m->port];
+	if (!(r->qhas[m->port] & bit)) {
+		*v = x;
+		r->qhas[m->port] |= bit;
+	} else if (qfield_agg[m->field] == A_SUM) {
+		*v += x;
+	} else if (x > *v) {
+		*v = x;
+	}
+}
+
+static void read_store(struct rules *r)
+{
+	uint32_t n = store_slots(r->st);
+	bool full = r->ticks % RULES_RESCAN_TICKS == 0;
+	struct store_sample smp;
+	uint64_t reads = 0;
+
+	if (n > r->map_cap) {
+		uint32_t ncap = r->map_cap ? r->map_cap : 1024;
+		while (ncap < n)
+			ncap *= 2;
+		GROW(r->map, r->map_cap, ncap);
+		GROW(r->map_key, r->map_cap, ncap);
+		r->map_cap = ncap;
+	}
+	if (r->n_ports) {
+		memset(r->phas, 0,
+		       (size_t)r->n_ports * PRIOS * sizeof *r->phas);
+		memset(r->qhas, 0, r->n_ports * sizeof *r->qhas);
+		memset(r->valid, 0, r->n_ports);
+		if (full)
+			memset(r->dur, 0, (size_t)r->n_ports * PRIOS);
+	}
+	for (uint32_t d = 0; d < r->n_devs; d++) {
+		r->dfresh[d] = 0;
+		r->dage[d] = INT64_MAX;
+	}
+	for (uint32_t s = 0; s < n; s++) {
+		struct slot_map *m = &r->map[s];
+		bool known = s < r->map_seen && !full;
+		if (known && m->kind == M_IGNORE)
+			continue;
+		if (known && m->fallback &&
+		    (r->dur[(size_t)m->port * PRIOS + m->prio] &
+		     (m->field == F_TX_FRAMES ? 1 : 2)))
+			continue;
+		reads++;
+		if (store_read(r->st, s, &smp) < 0) {
+			m->kind = M_UNKNOWN;
+			continue;
+		}
+		if (m->kind == M_UNKNOWN ||
+		    !same_key(&r->map_key[s], &smp.key)) {
+			uint32_t before = r->n_ports;
+			classify(r, m, &smp);
+			if (r->n_ports != before) {
+				/* New ports start with nothing this tick. */
+				memset(r->phas + (size_t)before * PRIOS, 0,
+				       (size_t)(r->n_ports - before) * PRIOS *
+					   sizeof *r->phas);
+				memset(r->qhas + before, 0,
+				       (r->n_ports - before) * sizeof *r->qhas);
+				memset(r->valid + before, 0,
+				       r->n_ports - before);
+				for (uint32_t d = 0; d < r->n_devs; d++)
+					if (!r->dseen[d])
+						r->dage[d] = INT64_MAX;
+			}
+		}
+		if (m->kind == M_IGNORE || !smp.has_value)
+			continue;
+		uint32_t dv = r->devi[m->port];
+		r->dseen[dv] = 1;
+		if (smp.age_ns < r->dage[dv])
+			r->dage[dv] = smp.age_ns;
+		if (smp.stale)
+			continue;
+		bool rate = m->vkind == V_RATE;
+		if (rate && !smp.has_rate) {
+			/* Fresh, but no rate yet (first sample, reset). */
+			r->dfresh[dv] = 1;
+			r->valid[m->port] |= 2;
+			continue;
+		}
+		r->dfresh[dv] = 1;
+		apply(r, m, rate ? (float)smp.rate : (float)smp.value, rate);
+	}
+	r->map_seen = n;
+	r->reads = reads;
+}
+
+static inline bool phas(const struct rules *r, uint32_t p, int q, int f)
+{
+	return r->phas[(size_t)p * PRIOS + q] & (1u << f);
+}
+
+static inline float pval(const struct rules *r, uint32_t p, int q, int f)
+{
+	return phas(r, p, q, f) ? r->pv[f][(size_t)p * PRIOS + q] : 0;
+}
+
+static inline bool qhas(const struct rules *r, uint32_t p, int f)
+{
+	return r->qhas[p] & (1u << f);
+}
+
+static inline float qval(const struct rules *r, uint32_t p, int f)
+{
+	return qhas(r, p, f) ? r->qv[f][p] : 0;
+}
+
+/* The refresh rate (XOFF frames/s) that holds a priority paused. */
+static double refresh_rate(const struct rules *r, uint32_t p)
+{
+	double speed = qhas(r, p, P_SPEED) ? qval(r, p, P_SPEED) : 0;
+	if (speed <= 0 && r->peer[p] >= 0 &&
+	    qhas(r, (uint32_t)r->peer[p], P_SPEED))
+		speed = qval(r, (uint32_t)r->peer[p], P_SPEED);
+	return speed > 0 ? speed * 8 / PAUSE_HOLD_BITS : 0;
+}
+
+static float ratio_of(const struct rules *r, uint32_t p, int q, int f_time,
+		      int f_frames, double refresh)
+{
+	if (phas(r, p, q, f_time)) {
+		float v = pval(r, p, q, f_time);
+		return v > 1 ? 1 : v < 0 ? 0 : v;
+	}
+	if (phas(r, p, q, f_frames) && refresh > 0) {
+		double v = pval(r, p, q, f_frames) / refresh;
+		return v > 1 ? 1 : (float)v;
+	}
+	return -1;
+}
+
+static void compute_ratios(struct rules *r)
+{
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		double refresh = refresh_rate(r, p);
+		for (int q = 0; q < PRIOS; q++) {
+			size_t i = (size_t)p * PRIOS + q;
+			if (!(r->c.lossless & (1u << q))) {
+				r->rtx[i] = r->rrx[i] = -1;
+				continue;
+			}
+			r->rtx[i] =
+			    ratio_of(r, p, q, F_TX_PAUSE, F_TX_FRAMES, refresh);
+			r->rrx[i] =
+			    ratio_of(r, p, q, F_RX_PAUSE, F_RX_FRAMES, refresh);
+			/* The switch's own watchdog says this queue is
+			 * stormed: held paused by the peer. */
+			if (pval(r, p, q, F_WD) > 0)
+				r->rrx[i] = 1;
+		}
+	}
+}
+
+/* Incidents. */
+
+static int single_lossless(const struct rules *r)
+{
+	uint8_t m = r->c.lossless;
+	if (m && !(m & (m - 1)))
+		return __builtin_ctz(m);
+	return -1;
+}
+
+static void cand_reset(struct cand *c)
+{
+	c->n_subs = 0;
+	c->n_ev = 0;
+}
+
+static int cand_sub(struct rules *r, struct cand *c, uint32_t port,
+		    store_label dev, int prio, enum rules_role role, int parent,
+		    unsigned depth)
+{
+	if (c->n_subs == MAX_SUBJECTS)
+		return -1;
+	struct isub *s = &c->subs[c->n_subs];
+	s->port = port;
+	s->dev = port != NONE ? r->pdev[port] : dev;
+	s->prio = (int8_t)prio;
+	s->role = (uint8_t)role;
+	s->parent = (int16_t)parent;
+	s->depth = (uint16_t)depth;
+	return (int)c->n_subs++;
+}
+
+static void cand_ev(struct rules *r, struct cand *c, const char *name,
+		    uint32_t port, double v)
+{
+	if (c->n_ev == MAX_EVIDENCE)
+		return;
+	struct iev *e = &c->ev[c->n_ev++];
+	e->name = name;
+	e->port = port;
+	e->dev = port != NONE ? r->pdev[port] : 0;
+	e->value = v;
+}
+
+static const char *lbl(const struct rules *r, store_label l)
+{
+	const char *s = store_label_str(r->st, l);
+	return s ? s : "";
+}
+
+static struct inc *find_inc(struct rules *r, enum rules_kind k, store_label dev,
+			    store_label port, int prio)
+{
+	for (size_t i = 0; i < r->n_act; i++) {
+		struct inc *in = r->act[i];
+		if (in->kind == k && in->dev == dev && in->port == port &&
+		    in->prio == prio)
+			return in;
+	}
+	return NULL;
+}
+
+static void describe(struct rules *r, struct inc *in)
+{
+	size_t victims = in->n_subs ? in->n_subs - 1 : 0;
+	char prio[32] = "";
+	if (in->prio >= 0)
+		snprintf(prio, sizeof prio, " priority %d", in->prio);
+	snprintf(in->summary, sizeof in->summary,
+		 "%s at %s%s%s%s, %zu other port%s involved, peak %.3g",
+		 kind_names[in->kind], lbl(r, in->dev), in->port ? ":" : "",
+		 in->port ? lbl(r, in->port) : "", prio, victims,
+		 victims == 1 ? "" : "s", in->peak);
+}
+
+/* Merges c's subjects into in (by port or device and role). */
+static void merge_subs(struct inc *in, const struct cand *c)
+{
+	for (size_t i = 0; i < c->n_subs; i++) {
+		const struct isub *s = &c->subs[i];
+		bool have = false;
+		for (size_t k = 0; k < in->n_subs && !have; k++)
+			have = in->subs[k].port == s->port &&
+			       in->subs[k].dev == s->dev &&
+			       in->subs[k].prio == s->prio;
+		if (have || in->n_subs >= MAX_SUBJECTS)
+			continue;
+		if (in->n_subs == in->cap_subs) {
+			in->cap_subs = in->cap_subs ? in->cap_subs * 2 : 8;
+			in->subs = xreallocarray(in->subs, in->cap_subs,
+						 sizeof *in->subs);
+		}
+		struct isub t = *s;
+		/* Parents index c's array; map them into in's. */
+		if (t.parent >= 0) {
+			const struct isub *ps = &c->subs[t.parent];
+			t.parent = -1;
+			for (size_t k = 0; k < in->n_subs; k++)
+				if (in->subs[k].port == ps->port &&
+				    in->subs[k].dev == ps->dev) {
+					t.parent = (int16_t)k;
+					break;
+				}
+		}
+		in->subs[in->n_subs++] = t;
+	}
+}
+
+/*
+ * The condition of (kind, origin) holds now with score and c's subjects
+ * (c->subs[0] must be the origin) and evidence.
+ */
+static void assert_inc(struct rules *r, enum rules_kind k, store_label dev,
+		       store_label port, int prio, double score, int64_t now,
+		       const struct cand *c)
+{
+	struct inc *in = find_inc(r, k, dev, port, prio);
+	if (!in) {
+		if (r->n_act >= MAX_ACTIVE)
+			return;
+		in = xcalloc(1, sizeof *in);
+		in->id = r->next_id++;
+		in->kind = k;
+		in->state = RULES_PENDING;
+		in->dev = dev;
+		in->port = port;
+		in->prio = prio;
+		in->started = now;
+		in->since = now - r->c.window_ns;
+		in->peak = -INFINITY;
+		if (r->n_act == r->cap_act) {
+			r->cap_act = r->cap_act ? r->cap_act * 2 : 16;
+			r->act =
+			    xreallocarray(r->act, r->cap_act, sizeof *r->act);
+		}
+		r->act[r->n_act++] = in;
+	}
+	in->asserted = true;
+	in->last_true = now;
+	merge_subs(in, c);
+	if (score >= in->peak) {
+		in->peak = score;
+		in->peak_ns = now;
+		memcpy(in->ev, c->ev, c->n_ev * sizeof *c->ev);
+		in->n_ev = c->n_ev;
+		describe(r, in);
+	}
+}
+
+static uint64_t for_ns(const struct rules *r, enum rules_kind k)
+{
+	const struct cfg_rules *c = &r->c.r;
+	switch (k) {
+	case RULES_PFC_STORM:
+		return c->storm_for_ns;
+	case RULES_CONGESTION_SPREADING:
+		return c->spreading_for_ns;
+	case RULES_PFC_DEADLOCK:
+		return c->deadlock_for_ns;
+	case RULES_INCAST:
+		return c->incast_for_ns;
+	case RULES_LOSSLESS_DROP:
+		return c->drop_for_ns;
+	case RULES_PAUSE_ON_LOSSY:
+		return c->lossy_pause_for_ns;
+	case RULES_ECN_AFTER_PFC:
+		return c->ecn_after_pfc_for_ns;
+	case RULES_ECN_WITHOUT_CNP:
+		return c->ecn_without_cnp_for_ns;
+	case RULES_LINK_FLAP:
+	case RULES_TARGET_SILENT:
+	case RULES_RAIL_MISALIGNMENT:
+	case RULES_KINDS:
+		break;
+	}
+	return 0;
+}
+
+static char *dup_label(const struct rules *r, store_label l)
+{
+	return xstrdup(l ? lbl(r, l) : "");
+}
+
+static void to_public(const struct rules *r, const struct inc *in,
+		      struct rules_incident *p)
+{
+	memset(p, 0, sizeof *p);
+	p->id = in->id;
+	p->kind = in->kind;
+	p->state = in->state;
+	p->priority = in->prio;
+	p->started_ns = in->started;
+	p->fired_ns = in->fired;
+	p->peak_ns = in->peak_ns;
+	p->peak = isfinite(in->peak) ? in->peak : 0;
+	p->summary = xstrdup(in->summary);
+	p->subjects = xcalloc(in->n_subs ? in->n_subs : 1, sizeof *p->subjects);
+	for (size_t i = 0; i < in->n_subs; i++) {
+		const struct isub *s = &in->subs[i];
+		struct rules_subject *o = &p->subjects[i];
+		o->device = dup_label(r, s->dev);
+		o->port = dup_label(r, s->port != NONE ? r->pname[s->port] : 0);
+		o->priority = s->prio;
+		o->role = (enum rules_role)s->role;
+		o->parent = s->parent;
+		o->depth = s->depth;
+	}
+	p->n_subjects = in->n_subs;
+	p->evidence = xcalloc(in->n_ev ? in->n_ev : 1, sizeof *p->evidence);
+	for (size_t i = 0; i < in->n_ev; i++) {
+		const struct iev *e = &in->ev[i];
+		struct rules_evidence *o = &p->evidence[i];
+		o->name = xstrdup(e->name);
+		o->device = dup_label(r, e->dev);
+		o->port = dup_label(r, e->port != NONE ? r->pname[e->port] : 0);
+		o->value = e->value;
+	}
+	p->n_evidence = in->n_ev;
+}
+
+static void keep_resolved(struct rules *r, struct inc *in)
+{
+	size_t cap = r->c.r.keep_resolved;
+	if (!cap)
+		return;
+	if (cap != r->recent_cap) {
+		/* (Re)size the ring when first used or the cap changed;
+		 * the resolved incidents kept so far are forgotten. */
+		for (size_t i = 0; i < r->n_recent; i++)
+			free_public(
+			    &r->recent[(r->recent_head + i) % r->recent_cap]);
+		free(r->recent);
+		r->recent = xcalloc(cap, sizeof *r->recent);
+		r->n_recent = r->recent_head = 0;
+		r->recent_cap = cap;
+	}
+	size_t slot;
+	if (r->n_recent < cap) {
+		slot = (r->recent_head + r->n_recent) % cap;
+		r->n_recent++;
+	} else {
+		slot = r->recent_head;
+		free_public(&r->recent[slot]);
+		r->recent_head = (r->recent_head + 1) % cap;
+	}
+	to_public(r, in, &r->recent[slot]);
+	r->recent[slot].resolved_ns = in->last_true;
+}
+
+/* Whether the origin has fresh data (else the incident is held). */
+static bool origin_has_data(const struct rules *r, const struct inc *in)
+{
+	if (in->kind == RULES_TARGET_SILENT ||
+	    in->kind == RULES_RAIL_MISALIGNMENT)
+		return true;
+	if (in->n_subs == 0 || in->subs[0].port == NONE)
+		return true;
+	uint32_t p = in->subs[0].port;
+	/* Link state is gauges and totals; the rest needs rates. */
+	return r->valid[p] & (in->kind == RULES_LINK_FLAP ? 2 : 1);
+}
+
+static void lifecycle(struct rules *r, int64_t now)
+{
+	for (size_t i = 0; i < r->n_act;) {
+		struct inc *in = r->act[i];
+		bool drop = false;
+		if (in->asserted) {
+			if (in->state == RULES_PENDING &&
+			    now - in->since >= (int64_t)for_ns(r, in->kind)) {
+				in->state = RULES_FIRING;
+				in->fired = now;
+				r->fired_total[in->kind]++;
+				log_notice("rules", "firing: %s", in->summary);
+			}
+		} else if (!origin_has_data(r, in)) {
+			/* Held: no data is not a clear signal. Do not let
+			 * the clear timer run meanwhile. */
+			in->last_true = now;
+		} else if (in->state == RULES_PENDING) {
+			drop = true;
+		} else if (now - in->last_true >= (int64_t)r->c.r.clear_ns) {
+			in->state = RULES_RESOLVED;
+			log_notice("rules", "resolved: %s", in->summary);
+			keep_resolved(r, in);
+			drop = true;
+		}
+		in->asserted = false;
+		if (drop) {
+			free(in->subs);
+			free(in);
+			r->act[i] = r->act[--r->n_act];
+			continue;
+		}
+		i++;
+	}
+}
+
+/* The detections. */
+
+static inline bool has_peer(const struct rules *r, uint32_t p)
+{
+	return r->peer[p] >= 0;
+}
+
+/* Pausing / paused weights of every port at priority q. */
+static void weights(struct rules *r, int q)
+{
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		size_t i = (size_t)p * PRIOS + q;
+		float pw = r->rtx[i], dw = r->rrx[i];
+		if (has_peer(r, p)) {
+			size_t j = (size_t)r->peer[p] * PRIOS + q;
+			if (r->rrx[j] > pw)
+				pw = r->rrx[j];
+			if (r->rtx[j] > dw)
+				dw = r->rtx[j];
+		}
+		/* A NIC's own pause-storm warning is a storm signal even
+		 * when its pause counters lag. */
+		if (qval(r, p, P_STORM_WARN) > 0 &&
+		    (single_lossless(r) == q || pw >= r->c.r.pause_ratio) &&
+		    pw < r->c.r.storm_ratio)
+			pw = (float)r->c.r.storm_ratio;
+		r->pw[p] = pw;
+		r->dw[p] = dw;
+	}
+	for (uint32_t d = 0; d < r->n_devs; d++)
+		r->dpaused[d] = 0;
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		uint32_t d = r->devi[p];
+		if (r->dw[p] > r->dpaused[d])
+			r->dpaused[d] = r->dw[p];
+	}
+}
+
+#define DEV_PORTS(r, d) (&(r)->dev_ports[(r)->dev_first[d]])
+
+/* The pause tree from root device d into r->cand; returns its depth in
+ * hops. The origin (subject 0) is chosen by the caller. */
+static unsigned pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
+			   bool origin_pausing)
+{
+	struct cand *c = &r->cand;
+	float thr = (float)r->c.r.pause_ratio;
+	unsigned maxdepth = 0;
+	size_t head = 0, tail = 0;
+
+	cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+	r->dstamp[d] = r->stamp;
+	/* The root's pausing ports: the origin itself, or spreaders of a
+	 * congested egress. */
+	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+		uint32_t x = DEV_PORTS(r, d)[k];
+		if (r->pw[x] < thr)
+			continue;
+		int sx = 0;
+		if (!(origin_pausing && x == origin))
+			sx = cand_sub(r, c, x, 0, q, RULES_ROLE_SPREADER, 0, 0);
+		if (sx < 0)
+			break;
+		r->queue[tail] = x;
+		r->qsub[tail++] = (uint32_t)sx;
+	}
+	while (head < tail) {
+		uint32_t x = r->queue[head];
+		int sx = (int)r->qsub[head++];
+		unsigned dx = c->subs[sx].depth;
+		if (!has_peer(r, x))
+			continue;
+		uint32_t y = (uint32_t)r->peer[x];
+		int sy = cand_sub(r, c, y, 0, q, RULES_ROLE_VICTIM, sx, dx + 1);
+		if (sy < 0)
+			break;
+		if (dx + 1 > maxdepth)
+			maxdepth = dx + 1;
+		uint32_t e = r->devi[y];
+		if (r->dstamp[e] == r->stamp)
+			continue;
+		r->dstamp[e] = r->stamp;
+		for (uint32_t k = 0; k < r->dev_count[e]; k++) {
+			uint32_t z = DEV_PORTS(r, e)[k];
+			if (z == y || r->pw[z] < thr)
+				continue;
+			int sz = cand_sub(r, c, z, 0, q, RULES_ROLE_SPREADER,
+					  sy, dx + 1);
+			if (sz < 0)
+				break;
+			r->queue[tail] = z;
+			r->qsub[tail++] = (uint32_t)sz;
+		}
+	}
+	return maxdepth;
+}
+
+static void pause_rules(struct rules *r, int q, int64_t now)
+{
+	struct cand *c = &r->cand;
+	float thr = (float)r->c.r.pause_ratio;
+
+	weights(r, q);
+	r->stamp++;
+	if (r->stamp == 0) {
+		memset(r->dstamp, 0, r->n_devs * sizeof *r->dstamp);
+		r->stamp = 1;
+	}
+	uint32_t root_stamp = r->stamp;
+	/* Roots: pausing, not paused. */
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		if (r->pw[p] < thr)
+			continue;
+		uint32_t d = r->devi[p];
+		if (r->dpaused[d] >= thr || r->dstamp[d] == root_stamp)
+			continue;
+		/* The root's strongest pausing port, and its most
+		 * occupied queue (a congested egress). */
+		uint32_t best = p, occ_port = NONE;
+		float occ = 0;
+		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+			uint32_t x = DEV_PORTS(r, d)[k];
+			if (r->pw[x] > r->pw[best])
+				best = x;
+			if (pval(r, x, q, F_OCC) > occ && r->pw[x] < thr) {
+				occ = pval(r, x, q, F_OCC);
+				occ_port = x;
+			}
+		}
+		bool storm = r->pw[best] >= r->c.r.storm_ratio;
+		uint32_t origin = storm || occ_port == NONE ? best : occ_port;
+		cand_reset(c);
+		unsigned depth = pause_tree(r, d, q, origin, origin == best);
+		cand_ev(r, c, "pause_ratio_tx", best, r->pw[best]);
+		if (has_peer(r, best))
+			cand_ev(r, c, "peer_pause_ratio_rx",
+				(uint32_t)r->peer[best],
+				r->rrx[(size_t)r->peer[best] * PRIOS + q]);
+		if (occ_port != NONE)
+			cand_ev(r, c, "queue_occupancy_bytes", occ_port, occ);
+		if (qhas(r, best, P_STORM_WARN))
+			cand_ev(r, c, "nic_pause_storm_warnings_per_s", best,
+				qval(r, best, P_STORM_WARN));
+		if (has_peer(r, best) &&
+		    phas(r, (uint32_t)r->peer[best], q, F_TX_PKTS))
+			cand_ev(r, c, "peer_tx_pps", (uint32_t)r->peer[best],
+				pval(r, (uint32_t)r->peer[best], q, F_TX_PKTS));
+		cand_ev(r, c, "tree_depth_hops", NONE, depth);
+		cand_ev(r, c, "tree_ports", NONE, (double)c->n_subs);
+		if (storm)
+			assert_inc(r, RULES_PFC_STORM, r->pdev[origin],
+				   r->pname[origin], q, r->pw[best], now, c);
+		else if (depth >= r->c.r.spreading_hops)
+			assert_inc(r, RULES_CONGESTION_SPREADING,
+				   r->pdev[origin], r->pname[origin], q, depth,
+				   now, c);
+	}
+
+	/* Paused devices no root reached: look for cycles among them. */
+	for (uint32_t d = 0; d < r->n_devs; d++)
+		r->dcolour[d] = 0;
+	for (uint32_t d0 = 0; d0 < r->n_devs; d0++) {
+		if (r->dpaused[d0] < thr || r->dstamp[d0] == root_stamp ||
+		    r->dcolour[d0])
+			continue;
+		size_t sp = 0;
+		r->stk_dev[sp] = d0;
+		r->stk_pos[sp] = 0;
+		r->dcolour[d0] = 1;
+		sp = 1;
+		while (sp) {
+			uint32_t d = r->stk_dev[sp - 1];
+			uint32_t k = r->stk_pos[sp - 1]++;
+			if (k >= r->dev_count[d]) {
+				r->dcolour[d] = 2;
+				sp--;
+				continue;
+			}
+			uint32_t y = DEV_PORTS(r, d)[k];
+			if (r->dw[y] < thr || !has_peer(r, y))
+				continue;
+			uint32_t e = r->devi[(uint32_t)r->peer[y]];
+			if (r->dpaused[e] < thr || r->dstamp[e] == root_stamp ||
+			    r->dcolour[e] == 2)
+				continue;
+			r->stk_via[sp - 1] = y;
+			if (r->dcolour[e] == 0) {
+				r->dcolour[e] = 1;
+				r->stk_dev[sp] = e;
+				r->stk_pos[sp] = 0;
+				sp++;
+				continue;
+			}
+			/* e is on the stack: the cycle is e .. d. */
+			size_t from = sp - 1;
+			while (r->stk_dev[from] != e)
+				from--;
+			bool stuck = true;
+			uint32_t first = r->stk_via[from];
+			for (size_t i = from; i < sp; i++) {
+				uint32_t m = r->stk_via[i];
+				bool progress =
+				    phas(r, m, q, F_TX_PKTS)
+					? pval(r, m, q, F_TX_PKTS) >
+					      r->c.r.deadlock_progress
+					: r->dw[m] < r->c.r.storm_ratio;
+				if (progress)
+					stuck = false;
+				int cmp = strcmp(lbl(r, r->pdev[m]),
+						 lbl(r, r->pdev[first]));
+				if (cmp < 0 ||
+				    (cmp == 0 &&
+				     strcmp(lbl(r, r->pname[m]),
+					    lbl(r, r->pname[first])) < 0))
+					first = m;
+			}
+			if (!stuck)
+				continue;
+			cand_reset(c);
+			cand_sub(r, c, first, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+			float minw = 1;
+			for (size_t i = from; i < sp; i++) {
+				uint32_t m = r->stk_via[i];
+				if (r->dw[m] < minw)
+					minw = r->dw[m];
+				if (m != first)
+					cand_sub(r, c, m, 0, q,
+						 RULES_ROLE_MEMBER, 0, 1);
+				cand_ev(r, c, "pause_ratio_rx", m, r->dw[m]);
+			}
+			cand_ev(r, c, "cycle_length", NONE,
+				(double)(sp - from));
+			assert_inc(r, RULES_PFC_DEADLOCK, r->pdev[first],
+				   r->pname[first], q, minw, now, c);
+		}
+	}
+}
+
+/*
+ * The egress the traffic of device d at priority q is heading to: the
+ * most occupied queue, else the busiest port running at half its speed
+ * or more; NONE if neither.
+ */
+static uint32_t busiest_egress(const struct rules *r, uint32_t d, int q)
+{
+	uint32_t best = NONE, busy = NONE;
+	double occ = 0, util = 0.5;
+	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+		uint32_t x = DEV_PORTS(r, d)[k];
+		if (pval(r, x, q, F_OCC) > occ) {
+			occ = pval(r, x, q, F_OCC);
+			best = x;
+		}
+		if (qhas(r, x, P_TX_BYTES) && qval(r, x, P_SPEED) > 0) {
+			double u = qval(r, x, P_TX_BYTES) / qval(r, x, P_SPEED);
+			if (u >= util) {
+				util = u;
+				busy = x;
+			}
+		}
+	}
+	return best != NONE ? best : busy;
+}
+
+/* ecn_after_pfc and lossless_drop at priority q (weights() done). */
+static void queue_rules(struct rules *r, int q, int64_t now)
+{
+	struct cand *c = &r->cand;
+	float thr = (float)r->c.r.ecn_pause_ratio;
+
+	for (uint32_t d = 0; d < r->n_devs; d++) {
+		if (r->dpaused[d] >= r->c.r.pause_ratio)
+			continue;
+		bool ecn_known = false, pausing = false, occ_known = false;
+		double marks = 0, occ = -1, best_pw = 0;
+		uint32_t occ_port = NONE, pause_port = NONE;
+		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+			uint32_t x = DEV_PORTS(r, d)[k];
+			float own = r->rtx[(size_t)x * PRIOS + q];
+			if (phas(r, x, q, F_ECN)) {
+				ecn_known = true;
+				marks += pval(r, x, q, F_ECN);
+			}
+			if (own >= thr) {
+				pausing = true;
+				if (own > best_pw) {
+					best_pw = own;
+					pause_port = x;
+				}
+			}
+			if (phas(r, x, q, F_OCC))
+				occ_known = true;
+			if (phas(r, x, q, F_OCC) &&
+			    pval(r, x, q, F_OCC) > occ && own < thr) {
+				occ = pval(r, x, q, F_OCC);
+				occ_port = x;
+			}
+		}
+		/* Where queue depths are known, a pause with every egress
+		 * queue empty comes from the ingress buffers alone (a
+		 * headroom fault, seen as drops), not from a queue that
+		 * should have marked. */
+		if (!ecn_known || !pausing || marks > 0 ||
+		    (occ_known && !(occ > 0)))
+			continue;
+		uint32_t origin =
+		    occ_port != NONE && occ > 0 ? occ_port : pause_port;
+		cand_reset(c);
+		cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+			uint32_t x = DEV_PORTS(r, d)[k];
+			if (r->rtx[(size_t)x * PRIOS + q] >= thr &&
+			    has_peer(r, x))
+				cand_sub(r, c, (uint32_t)r->peer[x], 0, q,
+					 RULES_ROLE_VICTIM, 0, 1);
+		}
+		cand_ev(r, c, "pause_ratio_tx", pause_port, best_pw);
+		cand_ev(r, c, "ecn_marked_pps", NONE, marks);
+		if (occ_port != NONE)
+			cand_ev(r, c, "queue_occupancy_bytes", occ_port, occ);
+		assert_inc(r, RULES_ECN_AFTER_PFC, r->pdev[origin],
+			   r->pname[origin], q, best_pw, now, c);
+	}
+
+	/* Drops on the lossless priority: a switch is one incident per
+	 * device, a NIC one per port. */
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		double drops = pval(r, p, q, F_DROPS);
+		bool nic = r->is_nic[p];
+		/* NIC buffer drops have no priority: count them once, on
+		 * the lowest lossless one. */
+		if (nic && q == __builtin_ctz(r->c.lossless | 0x100u))
+			drops += qval(r, p, P_OOB);
+		if (!(drops > 0))
+			continue;
+		cand_reset(c);
+		store_label port = nic ? r->pname[p] : 0;
+		if (nic) {
+			cand_sub(r, c, p, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+			if (has_peer(r, p))
+				cand_sub(r, c, (uint32_t)r->peer[p], 0, q,
+					 RULES_ROLE_VICTIM, 0, 1);
+		} else {
+			cand_sub(r, c, NONE, r->pdev[p], q, RULES_ROLE_ORIGIN,
+				 -1, 0);
+			cand_sub(r, c,
+				 has_peer(r, p) ? (uint32_t)r->peer[p] : p, 0,
+				 q, RULES_ROLE_VICTIM, 0, 1);
+			uint32_t e = busiest_egress(r, r->devi[p], q);
+			if (e != NONE && e != p && has_peer(r, e))
+				cand_sub(r, c, (uint32_t)r->peer[e], 0, q,
+					 RULES_ROLE_VICTIM, 0, 1);
+		}
+		cand_ev(r, c, "drops_pps", p, drops);
+		if (qhas(r, p, P_RETRIES))
+			cand_ev(r, c, "transport_retries_per_s", p,
+				qval(r, p, P_RETRIES));
+		if (has_peer(r, p) && qhas(r, (uint32_t)r->peer[p], P_RETRIES))
+			cand_ev(r, c, "peer_transport_retries_per_s",
+				(uint32_t)r->peer[p],
+				qval(r, (uint32_t)r->peer[p], P_RETRIES));
+		assert_inc(r, RULES_LOSSLESS_DROP, r->pdev[p], port, q, drops,
+			   now, c);
+	}
+}
+
+static void lossy_rules(struct rules *r, int64_t now)
+{
+	struct cand *c = &r->cand;
+	for (int q = 0; q < PRIOS; q++) {
+		if (r->c.lossless & (1u << q))
+			continue;
+		for (uint32_t p = 0; p < r->n_ports; p++) {
+			float tx = pval(r, p, q, F_TX_FRAMES) +
+				   pval(r, p, q, F_TX_PAUSE) * 1000;
+			float rx = pval(r, p, q, F_RX_FRAMES) +
+				   pval(r, p, q, F_RX_PAUSE) * 1000;
+			uint32_t origin, victim;
+			if (tx >= 0.5f) {
+				origin = p;
+				victim = has_peer(r, p) ? (uint32_t)r->peer[p]
+							: NONE;
+			} else if (rx >= 0.5f) {
+				origin =
+				    has_peer(r, p) ? (uint32_t)r->peer[p] : p;
+				victim = has_peer(r, p) ? p : NONE;
+			} else {
+				continue;
+			}
+			cand_reset(c);
+			cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+			if (victim != NONE)
+				cand_sub(r, c, victim, 0, q, RULES_ROLE_VICTIM,
+					 0, 1);
+			cand_ev(r, c, "pfc_tx_fps", origin,
+				pval(r, origin, q, F_TX_FRAMES));
+			if (victim != NONE)
+				cand_ev(r, c, "peer_pfc_rx_fps", victim,
+					pval(r, victim, q, F_RX_FRAMES));
+			assert_inc(r, RULES_PAUSE_ON_LOSSY, r->pdev[origin],
+				   r->pname[origin], q, tx > rx ? tx : rx, now,
+				   c);
+		}
+	}
+}
+
+static void nic_rules(struct rules *r, int64_t now)
+{
+	struct cand *c = &r->cand;
+	int prio = single_lossless(r);
+	size_t senders = 0;
+
+	/* Senders: NICs whose reaction point cut its rate. */
+	for (uint32_t p = 0; p < r->n_ports; p++)
+		if (r->is_nic[p] && qval(r, p, P_CNP_HANDLED) >= 1)
+			r->queue[senders++] = p;
+
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		if (!r->is_nic[p])
+			continue;
+		double ce = qval(r, p, P_CE), cnp = qval(r, p, P_CNP_SENT);
+		size_t others = senders;
+		for (size_t i = 0; i < senders; i++)
+			if (r->queue[i] == p)
+				others--;
+		if (ce > 0 && cnp >= r->c.r.incast_min_cnp &&
+		    others >= r->c.r.incast_senders) {
+			cand_reset(c);
+			cand_sub(r, c, p, 0, prio, RULES_ROLE_ORIGIN, -1, 0);
+			for (size_t i = 0; i < senders; i++)
+				if (r->queue[i] != p)
+					cand_sub(r, c, r->queue[i], 0, prio,
+						 RULES_ROLE_VICTIM, 0, 1);
+			cand_ev(r, c, "roce_ce_pps", p, ce);
+			cand_ev(r, c, "cnp_sent_pps", p, cnp);
+			cand_ev(r, c, "senders", NONE, (double)others);
+			if (has_peer(r, p) && prio >= 0 &&
+			    phas(r, (uint32_t)r->peer[p], prio, F_ECN))
+				cand_ev(
+				    r, c, "ecn_marked_pps",
+				    (uint32_t)r->peer[p],
+				    pval(r, (uint32_t)r->peer[p], prio, F_ECN));
+			assert_inc(r, RULES_INCAST, r->pdev[p], r->pname[p],
+				   prio, (double)others, now, c);
+		}
+		bool no_cnp = ce >= r->c.r.ecn_min_ce &&
+			      qhas(r, p, P_CNP_SENT) && cnp < 1;
+		double ignored = qval(r, p, P_CNP_IGNORED);
+		if (no_cnp || ignored >= 1) {
+			cand_reset(c);
+			cand_sub(r, c, p, 0, prio, RULES_ROLE_ORIGIN, -1, 0);
+			/* The senders it fails to slow: upstream of its
+			 * switch, the peers that switch pauses. */
+			if (no_cnp && has_peer(r, p) && prio >= 0) {
+				uint32_t d = r->devi[r->peer[p]];
+				for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+					uint32_t x = DEV_PORTS(r, d)[k];
+					if (x != (uint32_t)r->peer[p] &&
+					    has_peer(r, x) &&
+					    r->rtx[(size_t)x * PRIOS + prio] >=
+						r->c.r.pause_ratio)
+						cand_sub(
+						    r, c, (uint32_t)r->peer[x],
+						    0, prio, RULES_ROLE_VICTIM,
+						    0, 1);
+				}
+			}
+			cand_ev(r, c, "roce_ce_pps", p, ce);
+			cand_ev(r, c, "cnp_sent_pps", p, cnp);
+			cand_ev(r, c, "cnp_ignored_pps", p, ignored);
+			assert_inc(r, RULES_ECN_WITHOUT_CNP, r->pdev[p],
+				   r->pname[p], prio, no_cnp ? ce : ignored,
+				   now, c);
+		}
+	}
+}
+
+static void flap_rules(struct rules *r, int64_t now)
+{
+	struct cand *c = &r->cand;
+	int64_t window = (int64_t)r->c.r.flap_window_ns;
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		unsigned downs = 0;
+		if (qhas(r, p, P_DOWN_TOTAL)) {
+			double v = qval(r, p, P_DOWN_TOTAL);
+			if (r->down_seen[p] && v > r->down_last[p])
+				downs = (unsigned)(v - r->down_last[p] + 0.5);
+			r->down_last[p] = v;
+			r->down_seen[p] = 1;
+		} else if (qhas(r, p, P_LINK_UP)) {
+			int up = qval(r, p, P_LINK_UP) > 0.5;
+			if (r->link_last[p] == 1 && !up)
+				downs = 1;
+			r->link_last[p] = (int8_t)up;
+		}
+		int64_t *ring = &r->flap_t[(size_t)p * FLAP_RING];
+		for (unsigned i = 0; i < downs && i < FLAP_RING; i++) {
+			memmove(ring + 1, ring, (FLAP_RING - 1) * sizeof *ring);
+			ring[0] = now;
+			if (r->flap_n[p] < FLAP_RING)
+				r->flap_n[p]++;
+		}
+		unsigned recent = 0;
+		for (unsigned i = 0; i < r->flap_n[p]; i++)
+			if (now - ring[i] < window)
+				recent++;
+		if (recent < r->c.r.flap_count)
+			continue;
+		/* One incident per link: the end whose name sorts first. */
+		uint32_t origin = p, victim = NONE;
+		if (has_peer(r, p)) {
+			uint32_t o = (uint32_t)r->peer[p];
+			int cmp =
+			    strcmp(lbl(r, r->pdev[o]), lbl(r, r->pdev[p]));
+			if (cmp < 0 ||
+			    (cmp == 0 && strcmp(lbl(r, r->pname[o]),
+						lbl(r, r->pname[p])) < 0)) {
+				origin = o;
+				victim = p;
+			} else {
+				victim = o;
+			}
+		}
+		cand_reset(c);
+		cand_sub(r, c, origin, 0, -1, RULES_ROLE_ORIGIN, -1, 0);
+		if (victim != NONE)
+			cand_sub(r, c, victim, 0, -1, RULES_ROLE_VICTIM, 0, 1);
+		cand_ev(r, c, "link_down_events_in_window", p, recent);
+		assert_inc(r, RULES_LINK_FLAP, r->pdev[origin],
+			   r->pname[origin], -1, recent, now, c);
+	}
+}
+
+/* A device that sent data before and whose every series is now stale
+ * (the store's staleness: stale_intervals sample intervals) and older
+ * than silent_for. */
+static void target_rules(struct rules *r, int64_t now)
+{
+	struct cand *c = &r->cand;
+	for (uint32_t d = 0; d < r->n_devs; d++) {
+		if (!r->dseen[d] || r->dfresh[d] || r->dage[d] == INT64_MAX ||
+		    r->dage[d] < r->c.silent_ns)
+			continue;
+		cand_reset(c);
+		cand_sub(r, c, NONE, r->dlabel[d], -1, RULES_ROLE_ORIGIN, -1,
+			 0);
+		cand_ev(r, c, "seconds_since_data", NONE,
+			(double)r->dage[d] / 1e9);
+		assert_inc(r, RULES_TARGET_SILENT, r->dlabel[d], 0, -1,
+			   (double)r->dage[d] / 1e9, now, c);
+	}
+}
+
+static void rail_rules(struct rules *r, int64_t now)
+{
+	struct cand *c = &r->cand;
+	for (size_t i = 0; i + 1 < r->n_rail_bad; i += 2) {
+		uint32_t nic = r->rail_bad[i], leaf = r->rail_bad[i + 1];
+		cand_reset(c);
+		cand_sub(r, c, nic, 0, -1, RULES_ROLE_ORIGIN, -1, 0);
+		cand_sub(r, c, leaf, 0, -1, RULES_ROLE_VICTIM, 0, 1);
+		assert_inc(r, RULES_RAIL_MISALIGNMENT, r->pdev[nic],
+			   r->pname[nic], -1, 1, now, c);
+	}
+}
+
+static double thread_cpu_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void rules_tick(struct rules *r, int64_t now)
+{
+	pthread_mutex_lock(&r->lock);
+	double cpu0 = thread_cpu_s();
+	/* LLDP neighbours that stopped being reported leave the graph. */
+	links_expire(r->links, 0, r->c.lldp_ttl_ns);
+	uint64_t gen = links_generation(r->links);
+	if (gen != r->links_gen)
+		rebuild_graph(r);
+	read_store(r);
+	if (r->ports_changed)
+		index_devices(r);
+	compute_ratios(r);
+	for (int q = 0; q < PRIOS; q++) {
+		if (!(r->c.lossless & (1u << q)))
+			continue;
+		pause_rules(r, q, now);
+		queue_rules(r, q, now);
+	}
+	lossy_rules(r, now);
+	nic_rules(r, now);
+	flap_rules(r, now);
+	target_rules(r, now);
+	rail_rules(r, now);
+	lifecycle(r, now);
+	r->ticks++;
+	r->last_cpu_s = thread_cpu_s() - cpu0;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Snapshots. */
+
+static int cmp_ratio(const void *a, const void *b)
+{
+	const struct rules_port_ratio *x = a, *y = b;
+	int c = strcmp(x->device, y->device);
+	if (!c)
+		c = strcmp(x->port, y->port);
+	return c ? c : x->priority - y->priority;
+}
+
+void rules_snapshot(struct rules *r, bool with_ratios,
+		    struct rules_snapshot *out)
+{
+	memset(out, 0, sizeof *out);
+	pthread_mutex_lock(&r->lock);
+	out->active = xcalloc(r->n_act ? r->n_act : 1, sizeof *out->active);
+	for (size_t i = 0; i < r->n_act; i++)
+		to_public(r, r->act[i], &out->active[i]);
+	out->n_active = r->n_act;
+	size_t cap = r->recent_cap;
+	out->recent =
+	    xcalloc(r->n_recent ? r->n_recent : 1, sizeof *out->recent);
+	for (size_t i = 0; i < r->n_recent && r->recent; i++) {
+		/* Newest first. */
+		size_t slot = (r->recent_head + r->n_recent - 1 - i) % cap;
+		const struct rules_incident *src = &r->recent[slot];
+		struct rules_incident *o = &out->recent[i];
+		*o = *src;
+		o->summary = xstrdup(src->summary);
+		o->subjects = xcalloc(src->n_subjects ? src->n_subjects : 1,
+				      sizeof *o->subjects);
+		for (size_t k = 0; k < src->n_subjects; k++) {
+			o->subjects[k] = src->subjects[k];
+			o->subjects[k].device =
+			    xstrdup(src->subjects[k].device);
+			o->subjects[k].port = xstrdup(src->subjects[k].port);
+		}
+		o->evidence = xcalloc(src->n_evidence ? src->n_evidence : 1,
+				      sizeof *o->evidence);
+		for (size_t k = 0; k < src->n_evidence; k++) {
+			o->evidence[k] = src->evidence[k];
+			o->evidence[k].name = xstrdup(src->evidence[k].name);
+			o->evidence[k].device =
+			    xstrdup(src->evidence[k].device);
+			o->evidence[k].port = xstrdup(src->evidence[k].port);
+		}
+	}
+	out->n_recent = r->n_recent;
+	memcpy(out->fired_total, r->fired_total, sizeof out->fired_total);
+	out->ticks = r->ticks;
+	out->last_tick_cpu_s = r->last_cpu_s;
+	out->last_tick_reads = r->reads;
+	out->ports = r->n_ports;
+	if (with_ratios) {
+		size_t n = 0, cap2 = 0;
+		for (uint32_t p = 0; p < r->n_ports; p++) {
+			for (int q = 0; q < PRIOS; q++) {
+				size_t i = (size_t)p * PRIOS + q;
+				if (!(r->c.lossless & (1u << q)) ||
+				    (r->rtx[i] < 0 && r->rrx[i] < 0))
+					continue;
+				if (n == cap2) {
+					cap2 = cap2 ? cap2 * 2 : 64;
+					out->ratios =
+					    xreallocarray(out->ratios, cap2,
+							  sizeof *out->ratios);
+				}
+				struct rules_port_ratio *o = &out->ratios[n++];
+				o->device = dup_label(r, r->pdev[p]);
+				o->port = dup_label(r, r->pname[p]);
+				o->priority = q;
+				o->pause_tx = r->rtx[i];
+				o->pause_rx = r->rrx[i];
+			}
+		}
+		out->n_ratios = n;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (out->n_ratios)
+		qsort(out->ratios, out->n_ratios, sizeof *out->ratios,
+		      cmp_ratio);
+}
+
+void rules_snapshot_free(struct rules_snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_active; i++)
+		free_public(&s->active[i]);
+	free(s->active);
+	for (size_t i = 0; i < s->n_recent; i++)
+		free_public(&s->recent[i]);
+	free(s->recent);
+	for (size_t i = 0; i < s->n_ratios; i++) {
+		free(s->ratios[i].device);
+		free(s->ratios[i].port);
+	}
+	free(s->ratios);
+	memset(s, 0, sizeof *s);
+}
+
+/* The thread. */
+
+static void *tick_thread(void *arg)
+{
+	struct rules *r = arg;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop) {
+		uint64_t t = r->c.tick_ns;
+		next.tv_nsec += (long)(t % NS_PER_S);
+		next.tv_sec += (time_t)(t / NS_PER_S) + next.tv_nsec / NS_PER_S;
+		next.tv_nsec %= NS_PER_S;
+		while (!r->stop && pthread_cond_timedwait(&r->cond, &r->lock,
+							  &next) != ETIMEDOUT)
+			;
+		if (r->stop)
+			break;
+		/* Late by more than a tick (a stopped process): skip the
+		 * missed ones instead of running them back to back. */
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - next.tv_sec) * NS_PER_S +
+			(now.tv_nsec - next.tv_nsec) >
+		    (int64_t)t)
+			next = now;
+		pthread_mutex_unlock(&r->lock);
+		rules_tick(r, r->real_ns(r->clock_ctx));
+		pthread_mutex_lock(&r->lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+int rules_start(struct rules *r)
+{
+	if (r->running)
+		return -EALREADY;
+	r->stop = false;
+	int rc = pthread_create(&r->thread, NULL, tick_thread, r);
+	if (rc)
+		return -rc;
+	r->running = true;
+	log_info("rules", "rule engine ticking every %.3g s",
+		 (double)r->c.tick_ns / 1e9);
+	return 0;
+}
+
+void rules_stop(struct rules *r)
+{
+	if (!r->running)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(r->thread, NULL);
+	r->running = false;
+}

@@ -1,0 +1,972 @@
+/*
+ * check_rules: the rule engine on constructed store contents. A test
+ * builds a small fabric (links in a link table), sets per-second rates
+ * of counters, and advances a simulated clock one sample interval at a
+ * time: each step adds rate x 1 s to every series' raw counter, stores
+ * it with the step's timestamp in a real struct store, and runs one
+ * engine tick. No sleeping, no wall clock.
+ */
+#include "config.h"
+
+#include "buf.h"
+#include "cfg.h"
+#include "counters.h"
+#include "incidents.h"
+#include "links.h"
+#include "rules.h"
+#include "store.h"
+
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BASE_NS INT64_C(1700000000000000000)
+#define SEC	INT64_C(1000000000)
+#define MAXS	512
+
+struct series {
+	char dev[32], port[32];
+	enum fm_counter c;
+	uint32_t sub; /* priority, or queue index for queue counters */
+	double rate;  /* canonical units per second; gauges: the value */
+	double raw;
+	double scale;
+	bool stopped; /* no more samples (a silent target) */
+};
+
+struct fab {
+	struct store *st;
+	struct links *l;
+	struct rules *r;
+	struct cfg *cfg;
+	int64_t now;
+	struct series s[MAXS];
+	size_t n;
+};
+
+static struct fab F;
+
+static int64_t tmono(void *ctx)
+{
+	(void)ctx;
+	return F.now;
+}
+
+static int64_t treal(void *ctx)
+{
+	(void)ctx;
+	return BASE_NS + F.now;
+}
+
+static void fab_up(const char *extra)
+{
+	char err[512], yaml[1024];
+	memset(&F, 0, sizeof F);
+	struct store_opts so = { .mono_ns = tmono, .real_ns = treal };
+	F.st = store_new(&so);
+	F.l = links_new(tmono, NULL);
+	snprintf(yaml, sizeof yaml,
+		 "interval: 1s\nlossless_priorities: [3]\n%s",
+		 extra ? extra : "");
+	F.cfg = cfg_load_buffer("t.yaml", yaml, strlen(yaml), err, sizeof err);
+	ck_assert_msg(F.cfg, "%s", err);
+	links_set_static(F.l, &F.cfg->topology);
+	struct rules_opts ro = { .real_ns = treal };
+	F.r = rules_new(F.st, F.l, NULL, F.cfg, &ro);
+}
+
+static void setup(void)
+{
+	fab_up(NULL);
+}
+
+static void teardown(void)
+{
+	rules_free(F.r);
+	links_free(F.l);
+	store_free(F.st);
+	cfg_free(F.cfg);
+}
+
+static void link2(const char *a, const char *ap, const char *b, const char *bp)
+{
+	ck_assert(links_report_lldp(F.l, a, ap, b, bp, LINKS_LLDP_PORT_IFNAME,
+				    NULL, "test", 0) == 0);
+}
+
+/* Sets (or creates) a series' rate per second (gauges: its value). */
+static void set(const char *dev, const char *port, enum fm_counter c,
+		uint32_t sub, double rate)
+{
+	for (size_t i = 0; i < F.n; i++) {
+		struct series *s = &F.s[i];
+		if (!strcmp(s->dev, dev) && !strcmp(s->port, port) &&
+		    s->c == c && s->sub == sub) {
+			s->rate = rate;
+			return;
+		}
+	}
+	ck_assert_uint_lt(F.n, MAXS);
+	struct series *s = &F.s[F.n++];
+	snprintf(s->dev, sizeof s->dev, "%s", dev);
+	snprintf(s->port, sizeof s->port, "%s", port);
+	s->c = c;
+	s->sub = sub;
+	s->rate = rate;
+	/* Pause time kept in µs, as SAI and mlx5 count it. */
+	s->scale =
+	    (c == FM_C_PFC_RX_PAUSE || c == FM_C_PFC_TX_PAUSE) ? 1e-6 : 1;
+}
+
+static void stop_device(const char *dev)
+{
+	for (size_t i = 0; i < F.n; i++)
+		if (!strcmp(F.s[i].dev, dev))
+			F.s[i].stopped = true;
+}
+
+static struct store_key key_of(const struct series *s)
+{
+	const struct fm_counter_info *info = fm_counter_info(s->c);
+	uint32_t sub = s->sub;
+	if (info->sub == FM_SUB_QUEUE) {
+		char q[8];
+		snprintf(q, sizeof q, "%u", s->sub);
+		sub = store_intern(F.st, q);
+	}
+	struct store_key k = { .device = store_intern(F.st, s->dev),
+			       .port = store_intern(F.st, s->port),
+			       .sub = sub,
+			       .counter = (uint16_t)s->c };
+	return k;
+}
+
+/* Advances the clock by 1 s, samples every series and ticks. */
+static void step(void)
+{
+	F.now += SEC;
+	for (size_t i = 0; i < F.n; i++) {
+		struct series *s = &F.s[i];
+		if (s->stopped)
+			continue;
+		struct store_key k = key_of(s);
+		struct store_series_spec spec = { .owner = k.device,
+						  .scale = s->scale,
+						  .interval_ms = 1000 };
+		store_handle h = store_series(F.st, &k, &spec);
+		ck_assert_uint_ne(h, 0);
+		if (fm_counter_info(s->c)->kind == FM_KIND_GAUGE) {
+			ck_assert_int_eq(
+			    store_set_gauge(F.st, h, s->rate, treal(NULL)), 0);
+			continue;
+		}
+		s->raw += s->rate / s->scale;
+		ck_assert_int_eq(store_update(F.st, h,
+					      (uint64_t)llround(s->raw),
+					      treal(NULL)),
+				 0);
+	}
+	rules_tick(F.r, treal(NULL));
+}
+
+static void steps(int n)
+{
+	for (int i = 0; i < n; i++)
+		step();
+}
+
+/* A reboot of dev: its counters restart from zero. */
+static void reboot(const char *dev)
+{
+	for (size_t i = 0; i < F.n; i++)
+		if (!strcmp(F.s[i].dev, dev))
+			F.s[i].raw = 0;
+}
+
+/* The incident of kind at origin dev:port (port "" for a device) in
+ * the current snapshot, copied into *out; false if none. */
+static bool find(struct rules_snapshot *s, enum rules_kind kind,
+		 const char *dev, const char *port, bool firing,
+		 const struct rules_incident **out)
+{
+	for (size_t i = 0; i < s->n_active; i++) {
+		const struct rules_incident *in = &s->active[i];
+		if (in->kind != kind || (firing && in->state != RULES_FIRING))
+			continue;
+		if (strcmp(in->subjects[0].device, dev) ||
+		    strcmp(in->subjects[0].port, port))
+			continue;
+		if (out)
+			*out = in;
+		return true;
+	}
+	return false;
+}
+
+static bool has_subject(const struct rules_incident *in, const char *dev,
+			const char *port, enum rules_role role)
+{
+	for (size_t i = 0; i < in->n_subjects; i++)
+		if (!strcmp(in->subjects[i].device, dev) &&
+		    !strcmp(in->subjects[i].port, port) &&
+		    in->subjects[i].role == role)
+			return true;
+	return false;
+}
+
+static const struct rules_subject *subject(const struct rules_incident *in,
+					   const char *dev, const char *port)
+{
+	for (size_t i = 0; i < in->n_subjects; i++)
+		if (!strcmp(in->subjects[i].device, dev) &&
+		    !strcmp(in->subjects[i].port, port))
+			return &in->subjects[i];
+	return NULL;
+}
+
+static size_t n_firing(void)
+{
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	size_t n = 0;
+	for (size_t i = 0; i < s.n_active; i++)
+		if (s.active[i].state == RULES_FIRING)
+			n++;
+	rules_snapshot_free(&s);
+	return n;
+}
+
+static uint64_t total_fired(void)
+{
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	uint64_t n = 0;
+	for (int k = 0; k < RULES_KINDS; k++)
+		n += s.fired_total[k];
+	rules_snapshot_free(&s);
+	return n;
+}
+
+/*
+ * The chain used by the pause tests: hostA -- leaf0 -- spine0 -- leaf1
+ * -- hostB, every device also carrying traffic counters.
+ */
+static void chain(void)
+{
+	link2("hostA", "mlx5_0", "leaf0", "Ethernet0");
+	link2("leaf0", "Ethernet32", "spine0", "Ethernet1");
+	link2("spine0", "Ethernet2", "leaf1", "Ethernet32");
+	link2("leaf1", "Ethernet0", "hostB", "mlx5_0");
+	const char *ports[][2] = {
+		{ "hostA", "mlx5_0" },	   { "leaf0", "Ethernet0" },
+		{ "leaf0", "Ethernet32" }, { "spine0", "Ethernet1" },
+		{ "spine0", "Ethernet2" }, { "leaf1", "Ethernet32" },
+		{ "leaf1", "Ethernet0" },  { "hostB", "mlx5_0" },
+	};
+	for (size_t i = 0; i < 8; i++) {
+		set(ports[i][0], ports[i][1], FM_C_PFC_TX_PAUSE, 3, 0);
+		set(ports[i][0], ports[i][1], FM_C_PFC_RX_PAUSE, 3, 0);
+		set(ports[i][0], ports[i][1], FM_C_LINK_SPEED, 0, 5e10);
+		set(ports[i][0], ports[i][1], FM_C_BYTES_TX, 0, 1e9);
+	}
+}
+
+/* x pauses its peer y at ratio (both ends report it). */
+static void pause_link(const char *xd, const char *xp, const char *yd,
+		       const char *yp, double ratio)
+{
+	set(xd, xp, FM_C_PFC_TX_PAUSE, 3, ratio);
+	set(yd, yp, FM_C_PFC_RX_PAUSE, 3, ratio);
+}
+
+static void storm_chain(double r1, double r2, double r3, double r4)
+{
+	pause_link("hostA", "mlx5_0", "leaf0", "Ethernet0", r1);
+	pause_link("leaf0", "Ethernet32", "spine0", "Ethernet1", r2);
+	pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", r3);
+	pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", r4);
+}
+
+START_TEST(test_storm_origin_three_hops_upstream)
+{
+	chain();
+	steps(2);
+	storm_chain(1.0, 0.8, 0.6, 0.5);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert_msg(find(&s, RULES_PFC_STORM, "hostA", "mlx5_0", true, &in),
+		      "no storm at hostA");
+	ck_assert_int_eq(in->priority, 3);
+	/* The tree, root to leaves, with hop depths. */
+	const struct rules_subject *v;
+	ck_assert_ptr_nonnull(v = subject(in, "leaf0", "Ethernet0"));
+	ck_assert_int_eq(v->role, RULES_ROLE_VICTIM);
+	ck_assert_uint_eq(v->depth, 1);
+	ck_assert_ptr_nonnull(v = subject(in, "leaf0", "Ethernet32"));
+	ck_assert_int_eq(v->role, RULES_ROLE_SPREADER);
+	ck_assert_ptr_nonnull(v = subject(in, "spine0", "Ethernet1"));
+	ck_assert_uint_eq(v->depth, 2);
+	ck_assert_ptr_nonnull(v = subject(in, "leaf1", "Ethernet32"));
+	ck_assert_uint_eq(v->depth, 3);
+	ck_assert_ptr_nonnull(v = subject(in, "hostB", "mlx5_0"));
+	ck_assert_uint_eq(v->depth, 4);
+	ck_assert_int_eq(v->role, RULES_ROLE_VICTIM);
+	/* Parents walk back to the origin. */
+	int hops = 0;
+	for (int k = (int)(v - in->subjects); k > 0; k = in->subjects[k].parent)
+		hops++;
+	ck_assert_int_ge(hops, 4);
+	/* The storm is one incident, not also spreading. */
+	ck_assert(!find(&s, RULES_CONGESTION_SPREADING, "hostA", "mlx5_0",
+			false, NULL));
+	ck_assert_uint_eq(n_firing(), 1);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* The NIC sends nothing (not monitored): the switch's own rx pause is
+ * enough to name the NIC at the other end of the link. */
+START_TEST(test_storm_origin_unmonitored_nic)
+{
+	link2("leaf0", "Ethernet0", "gpu9", "mlx5_1");
+	set("leaf0", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0);
+	set("leaf0", "Ethernet0", FM_C_PFC_TX_PAUSE, 3, 0);
+	steps(2);
+	set("leaf0", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0.995);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PFC_STORM, "gpu9", "mlx5_1", true, &in));
+	ck_assert(has_subject(in, "leaf0", "Ethernet0", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* Frame counters only: 100G holds a priority paused at 2,980 XOFF/s. */
+START_TEST(test_storm_from_frames_at_link_speed)
+{
+	link2("leaf0", "Ethernet4", "host1", "mlx5_0");
+	set("leaf0", "Ethernet4", FM_C_PFC_RX_FRAMES, 3, 0);
+	set("leaf0", "Ethernet4", FM_C_LINK_SPEED, 0, 100e9 / 8);
+	steps(2);
+	set("leaf0", "Ethernet4", FM_C_PFC_RX_FRAMES, 3, 1500);
+	step();
+	ck_assert_uint_eq(n_firing(), 0); /* half the refresh rate */
+	set("leaf0", "Ethernet4", FM_C_PFC_RX_FRAMES, 3, 3000);
+	step();
+	struct rules_snapshot s;
+	rules_snapshot(F.r, true, &s);
+	ck_assert(find(&s, RULES_PFC_STORM, "host1", "mlx5_0", true, NULL));
+	/* The derived ratio the engine used is published. */
+	bool seen = false;
+	for (size_t i = 0; i < s.n_ratios; i++)
+		if (!strcmp(s.ratios[i].device, "leaf0") &&
+		    !strcmp(s.ratios[i].port, "Ethernet4")) {
+			ck_assert_float_eq_tol(s.ratios[i].pause_rx, 1, 1e-6);
+			seen = true;
+		}
+	ck_assert(seen);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_spreading_tree_from_congested_egress)
+{
+	chain();
+	/* leaf0's egress to hostA is congested (not paused): leaf0 pauses
+	 * the spine, which pauses leaf1, which pauses hostB. */
+	set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 4e6);
+	set("leaf0", "Ethernet32", FM_C_QUEUE_OCCUPANCY, 3, 0);
+	steps(2);
+	pause_link("leaf0", "Ethernet32", "spine0", "Ethernet1", 0.5);
+	pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", 0.4);
+	pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", 0.3);
+	step();
+	/* Spreading must last two samples (a one-sample burst is not). */
+	ck_assert_uint_eq(n_firing(), 0);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_CONGESTION_SPREADING, "leaf0", "Ethernet0",
+		       true, &in));
+	ck_assert(has_subject(in, "leaf0", "Ethernet32", RULES_ROLE_SPREADER));
+	ck_assert(has_subject(in, "hostB", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(
+	    !find(&s, RULES_PFC_STORM, "leaf0", "Ethernet0", false, NULL));
+	rules_snapshot_free(&s);
+	/* One hop is not spreading. */
+	pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", 0);
+	pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", 0);
+	steps(6);
+	ck_assert_uint_eq(n_firing(), 0);
+}
+END_TEST
+
+static void ring3(bool progress)
+{
+	link2("s0", "e1", "s1", "e0");
+	link2("s1", "e1", "s2", "e0");
+	link2("s2", "e1", "s0", "e0");
+	/* si:e1 is held paused by s(i+1), which pauses through e0. */
+	const char *d[3] = { "s0", "s1", "s2" };
+	for (int i = 0; i < 3; i++) {
+		set(d[i], "e1", FM_C_PFC_RX_PAUSE, 3, 1.0);
+		set(d[i], "e0", FM_C_PFC_TX_PAUSE, 3, 1.0);
+		set(d[i], "e1", FM_C_QUEUE_TX_PACKETS, 3, progress ? 1e6 : 0);
+	}
+}
+
+START_TEST(test_deadlock_cycle)
+{
+	ring3(false);
+	link2("s0", "e5", "h0", "mlx5_0");
+	steps(3);
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PFC_DEADLOCK, "s0", "e1", true, &in));
+	ck_assert_uint_eq(in->n_subjects, 3);
+	ck_assert(has_subject(in, "s1", "e1", RULES_ROLE_MEMBER));
+	ck_assert(has_subject(in, "s2", "e1", RULES_ROLE_MEMBER));
+	/* A cycle has no root: no storm, no spreading. */
+	ck_assert_uint_eq(n_firing(), 1);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_cycle_with_progress_is_not_deadlock)
+{
+	ring3(true);
+	steps(4);
+	ck_assert_uint_eq(n_firing(), 0);
+}
+END_TEST
+
+/* A busy healthy fabric: high load, light pauses, ECN and CNPs at a
+ * trickle. Nothing fires in a minute. */
+START_TEST(test_healthy_high_load)
+{
+	chain();
+	storm_chain(0.02, 0.01, 0.01, 0.005);
+	set("leaf0", "Ethernet0", FM_C_ECN_MARKED, 3, 50);
+	set("leaf0", "Ethernet0", FM_C_BYTES_TX, 0, 4.5e10);
+	set("hostA", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, 50);
+	set("hostA", "mlx5_0", FM_C_CNP_SENT, 0, 50);
+	set("hostB", "mlx5_0", FM_C_CNP_HANDLED, 0, 50);
+	set("hostA", "mlx5_0", FM_C_RDMA_ACK_TIMEOUTS, 0, 0);
+	set("leaf0", "Ethernet0", FM_C_QUEUE_DROPS, 3, 0);
+	set("leaf0", "Ethernet0", FM_C_LINK_UP, 0, 1);
+	set("leaf0", "Ethernet0", FM_C_LINK_DOWN_EVENTS, 0, 0);
+	for (int i = 0; i < 60; i++) {
+		step();
+		ck_assert_uint_eq(n_firing(), 0);
+	}
+	ck_assert_uint_eq(total_fired(), 0);
+}
+END_TEST
+
+/* Bursts: a pause, a CE/CNP spike, each for one sample. */
+START_TEST(test_benign_bursts)
+{
+	chain();
+	steps(2);
+	for (int i = 0; i < 5; i++) {
+		storm_chain(0.6, 0.3, 0, 0);
+		set("hostA", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, 1e5);
+		set("hostA", "mlx5_0", FM_C_CNP_SENT, 0, 1e4);
+		set("hostB", "mlx5_0", FM_C_CNP_HANDLED, 0, 1e4);
+		step();
+		storm_chain(0, 0, 0, 0);
+		set("hostA", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, 0);
+		set("hostA", "mlx5_0", FM_C_CNP_SENT, 0, 0);
+		set("hostB", "mlx5_0", FM_C_CNP_HANDLED, 0, 0);
+		steps(4);
+	}
+	ck_assert_uint_eq(total_fired(), 0);
+}
+END_TEST
+
+/* A firing storm survives a one-sample link flap on its victim link and
+ * a reboot of a switch in its tree: same incident, fired once. */
+START_TEST(test_hysteresis_flap_and_reboot)
+{
+	chain();
+	steps(2);
+	storm_chain(1.0, 0.8, 0.6, 0.5);
+	steps(3);
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PFC_STORM, "hostA", "mlx5_0", true, &in));
+	uint64_t id = in->id;
+	rules_snapshot_free(&s);
+
+	/* The link drops for a sample: no pause seen on it. */
+	storm_chain(0, 0, 0, 0);
+	step();
+	storm_chain(1.0, 0.8, 0.6, 0.5);
+	steps(2);
+	/* leaf0 reboots: its counters restart (no rate for a sample). */
+	reboot("leaf0");
+	step();
+	/* hostA's counters are reset by its driver too. */
+	reboot("hostA");
+	steps(3);
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PFC_STORM, "hostA", "mlx5_0", true, &in));
+	ck_assert_uint_eq(in->id, id);
+	ck_assert_uint_eq(s.fired_total[RULES_PFC_STORM], 1);
+	ck_assert_uint_eq(s.n_recent, 0);
+	rules_snapshot_free(&s);
+
+	/* The storm ends: resolved after the clear time (5 s), not before. */
+	storm_chain(0, 0, 0, 0);
+	steps(4);
+	ck_assert_uint_eq(n_firing(), 1);
+	steps(2);
+	ck_assert_uint_eq(n_firing(), 0);
+	rules_snapshot(F.r, false, &s);
+	ck_assert_uint_eq(s.n_recent, 1);
+	ck_assert_uint_eq(s.recent[0].id, id);
+	ck_assert_int_eq(s.recent[0].state, RULES_RESOLVED);
+	ck_assert_int_gt(s.recent[0].resolved_ns, s.recent[0].fired_ns);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* A reboot alone raises nothing: the counter restart is no spike. */
+START_TEST(test_reboot_no_false_incident)
+{
+	chain();
+	storm_chain(0.01, 0, 0, 0);
+	set("leaf0", "Ethernet0", FM_C_QUEUE_DROPS, 3, 0);
+	set("leaf0", "Ethernet0", FM_C_PG_DROPS, 3, 0);
+	set("leaf0", "Ethernet0", FM_C_ECN_MARKED, 3, 10);
+	for (size_t i = 0; i < F.n; i++)
+		F.s[i].raw = 1e12; /* a long uptime */
+	steps(3);
+	reboot("leaf0");
+	steps(5);
+	ck_assert_uint_eq(total_fired(), 0);
+}
+END_TEST
+
+START_TEST(test_lossless_drop_switch_and_nic)
+{
+	link2("leaf0", "Ethernet8", "host1", "mlx5_0");
+	link2("leaf0", "Ethernet0", "host0", "mlx5_0");
+	set("leaf0", "Ethernet8", FM_C_PG_DROPS, 3, 0);
+	set("leaf0", "Ethernet8", FM_C_PG_DROPS, 1, 0);
+	set("host0", "mlx5_0", FM_C_NIC_OUT_OF_BUFFER, 0, 0);
+	set("host0", "mlx5_0", FM_C_CNP_SENT, 0, 0);
+	set("host0", "mlx5_0", FM_C_RDMA_ACK_TIMEOUTS, 0, 0);
+	steps(2);
+	/* Drops on a lossy priority are not this rule's business. */
+	set("leaf0", "Ethernet8", FM_C_PG_DROPS, 1, 500);
+	step();
+	ck_assert_uint_eq(n_firing(), 0);
+	set("leaf0", "Ethernet8", FM_C_PG_DROPS, 3, 20);
+	set("host0", "mlx5_0", FM_C_NIC_OUT_OF_BUFFER, 0, 7);
+	set("host0", "mlx5_0", FM_C_RDMA_ACK_TIMEOUTS, 0, 3);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_LOSSLESS_DROP, "leaf0", "", true, &in));
+	ck_assert_int_eq(in->priority, 3);
+	ck_assert(has_subject(in, "host1", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(find(&s, RULES_LOSSLESS_DROP, "host0", "mlx5_0", true, &in));
+	bool retries = false;
+	for (size_t i = 0; i < in->n_evidence; i++)
+		if (!strcmp(in->evidence[i].name, "transport_retries_per_s"))
+			retries = in->evidence[i].value == 3;
+	ck_assert(retries);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_pause_on_lossy_priority)
+{
+	link2("leaf0", "Ethernet8", "host1", "mlx5_0");
+	set("leaf0", "Ethernet8", FM_C_PFC_RX_FRAMES, 1, 0);
+	set("leaf0", "Ethernet8", FM_C_PFC_RX_FRAMES, 3, 0);
+	steps(2);
+	/* Pauses on the lossless priority are fine here. */
+	set("leaf0", "Ethernet8", FM_C_PFC_RX_FRAMES, 3, 100);
+	step();
+	ck_assert_uint_eq(n_firing(), 0);
+	set("leaf0", "Ethernet8", FM_C_PFC_RX_FRAMES, 1, 100);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PAUSE_ON_LOSSY, "host1", "mlx5_0", true, &in));
+	ck_assert_int_eq(in->priority, 1);
+	ck_assert(has_subject(in, "leaf0", "Ethernet8", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+static void two_senders_into_leaf0(bool marks)
+{
+	link2("leaf0", "Ethernet0", "host0", "mlx5_0");
+	link2("leaf0", "Ethernet8", "host1", "mlx5_0");
+	link2("leaf0", "Ethernet16", "host2", "mlx5_0");
+	set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 3e6);
+	set("leaf0", "Ethernet0", FM_C_ECN_MARKED, 3, marks ? 1e5 : 0);
+	set("leaf0", "Ethernet8", FM_C_ECN_MARKED, 3, 0);
+	set("leaf0", "Ethernet8", FM_C_QUEUE_OCCUPANCY, 3, 0);
+	pause_link("leaf0", "Ethernet8", "host1", "mlx5_0", 0.5);
+	pause_link("leaf0", "Ethernet16", "host2", "mlx5_0", 0.5);
+}
+
+START_TEST(test_ecn_after_pfc)
+{
+	two_senders_into_leaf0(false);
+	step();
+	ck_assert_uint_eq(n_firing(), 0); /* first sample: no rates */
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(
+	    find(&s, RULES_ECN_AFTER_PFC, "leaf0", "Ethernet0", true, &in));
+	ck_assert(has_subject(in, "host1", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(has_subject(in, "host2", "mlx5_0", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_ecn_before_pfc_is_fine)
+{
+	two_senders_into_leaf0(true);
+	steps(5);
+	ck_assert_uint_eq(n_firing(), 0);
+}
+END_TEST
+
+START_TEST(test_ecn_without_cnp)
+{
+	two_senders_into_leaf0(true);
+	set("host0", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, 1e5);
+	set("host0", "mlx5_0", FM_C_CNP_SENT, 0, 0);
+	set("host3", "mlx5_0", FM_C_CNP_IGNORED, 0, 0);
+	steps(3);
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(
+	    find(&s, RULES_ECN_WITHOUT_CNP, "host0", "mlx5_0", true, &in));
+	ck_assert(has_subject(in, "host1", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(has_subject(in, "host2", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(
+	    !find(&s, RULES_ECN_WITHOUT_CNP, "host3", "mlx5_0", false, NULL));
+	rules_snapshot_free(&s);
+	/* A reaction point that ignores CNPs. */
+	set("host3", "mlx5_0", FM_C_CNP_IGNORED, 0, 40);
+	steps(2);
+	rules_snapshot(F.r, false, &s);
+	ck_assert(
+	    find(&s, RULES_ECN_WITHOUT_CNP, "host3", "mlx5_0", true, NULL));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+static void incast(unsigned senders)
+{
+	link2("leaf0", "Ethernet0", "r0", "mlx5_0");
+	set("leaf0", "Ethernet0", FM_C_ECN_MARKED, 3, 1e5);
+	set("r0", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, 1e5);
+	set("r0", "mlx5_0", FM_C_CNP_SENT, 0, 5e3);
+	for (unsigned i = 0; i < senders; i++) {
+		char d[16];
+		snprintf(d, sizeof d, "s%u", i);
+		set(d, "mlx5_0", FM_C_CNP_HANDLED, 0, 1e3);
+	}
+	set("idle", "mlx5_0", FM_C_CNP_HANDLED, 0, 0);
+}
+
+START_TEST(test_incast_receiver_and_senders)
+{
+	incast(4);
+	steps(3);
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_INCAST, "r0", "mlx5_0", true, &in));
+	ck_assert_int_eq(in->priority, 3);
+	ck_assert_uint_eq(in->n_subjects, 5);
+	ck_assert(has_subject(in, "s3", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(!has_subject(in, "idle", "mlx5_0", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_incast_needs_k_senders)
+{
+	incast(2); /* default k is 3 */
+	steps(4);
+	ck_assert_uint_eq(n_firing(), 0);
+}
+END_TEST
+
+START_TEST(test_incast_k_configurable)
+{
+	teardown();
+	fab_up("rules:\n  incast_senders: 2\n");
+	incast(2);
+	steps(3);
+	ck_assert_uint_eq(n_firing(), 1);
+}
+END_TEST
+
+START_TEST(test_link_flap)
+{
+	link2("leaf0", "Ethernet32", "spine0", "Ethernet1/1");
+	set("spine0", "Ethernet1/1", FM_C_LINK_DOWN_EVENTS, 0, 0);
+	set("leaf0", "Ethernet32", FM_C_LINK_UP, 0, 1);
+	steps(2);
+	/* One down event is a link going down, not flapping. */
+	set("spine0", "Ethernet1/1", FM_C_LINK_DOWN_EVENTS, 0, 1);
+	set("leaf0", "Ethernet32", FM_C_LINK_UP, 0, 0);
+	step();
+	set("spine0", "Ethernet1/1", FM_C_LINK_DOWN_EVENTS, 0, 0);
+	set("leaf0", "Ethernet32", FM_C_LINK_UP, 0, 1);
+	steps(2);
+	ck_assert_uint_eq(n_firing(), 0);
+	set("leaf0", "Ethernet32", FM_C_LINK_UP, 0, 0);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_LINK_FLAP, "leaf0", "Ethernet32", true, &in));
+	ck_assert(has_subject(in, "spine0", "Ethernet1/1", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+	/* Quiet for the window (10 s) and the clear time (5 s). */
+	set("leaf0", "Ethernet32", FM_C_LINK_UP, 0, 1);
+	steps(16);
+	ck_assert_uint_eq(n_firing(), 0);
+}
+END_TEST
+
+START_TEST(test_target_silent)
+{
+	set("leaf2", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0);
+	set("leaf2", "Ethernet0", FM_C_LINK_UP, 0, 1);
+	set("leaf3", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0);
+	steps(3);
+	stop_device("leaf2");
+	steps(3);
+	ck_assert_uint_eq(n_firing(), 0); /* not stale yet */
+	steps(3);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_TARGET_SILENT, "leaf2", "", true, NULL));
+	ck_assert_uint_eq(s.n_active, 1);
+	rules_snapshot_free(&s);
+	for (size_t i = 0; i < F.n; i++)
+		F.s[i].stopped = false;
+	steps(7);
+	ck_assert_uint_eq(n_firing(), 0);
+}
+END_TEST
+
+START_TEST(test_rail_misalignment)
+{
+	teardown();
+	fab_up("topology:\n"
+	       "  rails:\n"
+	       "    - {leaves: [leaf-a0, leaf-b0]}\n"
+	       "    - {leaves: [leaf-a1, leaf-b1]}\n"
+	       "  links:\n"
+	       "    - {a: \"gpu01:mlx5_0\", b: \"leaf-a0:Ethernet0\"}\n"
+	       "    - {a: \"gpu01:mlx5_1\", b: \"leaf-a1:Ethernet0\"}\n"
+	       "    - [\"gpu02:mlx5_0\", \"leaf-a0:Ethernet4\"]\n"
+	       "    - [\"leaf-b0:eth5\", \"gpu02:mlx5_1\"]\n");
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert_uint_eq(s.n_active, 1);
+	ck_assert(
+	    find(&s, RULES_RAIL_MISALIGNMENT, "gpu02", "mlx5_1", true, &in));
+	ck_assert(has_subject(in, "leaf-b0", "eth5", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_pending_then_firing_and_recent_ring)
+{
+	teardown();
+	fab_up("rules:\n  storm_for: 3s\n  clear: 2s\n  keep_resolved: 2\n");
+	const char *hosts[3] = { "h0", "h1", "h2" };
+	for (int i = 0; i < 3; i++) {
+		link2(hosts[i], "mlx5_0", "leaf0", hosts[i]);
+		set(hosts[i], "mlx5_0", FM_C_PFC_TX_PAUSE, 3, 0);
+	}
+	steps(2);
+	set("h0", "mlx5_0", FM_C_PFC_TX_PAUSE, 3, 1);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PFC_STORM, "h0", "mlx5_0", false, &in));
+	ck_assert_int_eq(in->state, RULES_PENDING);
+	rules_snapshot_free(&s);
+	step();
+	ck_assert_uint_eq(n_firing(), 0);
+	step();
+	ck_assert_uint_eq(n_firing(), 1);
+	/* A pending incident that stops before its time is forgotten. */
+	set("h1", "mlx5_0", FM_C_PFC_TX_PAUSE, 3, 1);
+	step();
+	set("h1", "mlx5_0", FM_C_PFC_TX_PAUSE, 3, 0);
+	step();
+	rules_snapshot(F.r, false, &s);
+	ck_assert(!find(&s, RULES_PFC_STORM, "h1", "mlx5_0", false, NULL));
+	rules_snapshot_free(&s);
+	/* Three resolve; the newest two are kept, newest first. */
+	for (int i = 0; i < 3; i++) {
+		set(hosts[i], "mlx5_0", FM_C_PFC_TX_PAUSE, 3, 1);
+		steps(4);
+		set(hosts[i], "mlx5_0", FM_C_PFC_TX_PAUSE, 3, 0);
+		steps(3);
+	}
+	rules_snapshot(F.r, false, &s);
+	ck_assert_uint_eq(s.n_active, 0);
+	ck_assert_uint_eq(s.n_recent, 2);
+	ck_assert_str_eq(s.recent[0].subjects[0].device, "h2");
+	ck_assert_str_eq(s.recent[1].subjects[0].device, "h1");
+	ck_assert_uint_eq(s.fired_total[RULES_PFC_STORM], 3);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_tick_defaults)
+{
+	char err[256];
+	const char *y = "interval: 5s\n"
+			"targets:\n"
+			"  - name: a\n"
+			"    gnmi: {address: \"127.0.0.1:1\", insecure: true,"
+			" interval: 2s}\n";
+	struct cfg *c =
+	    cfg_load_buffer("t.yaml", y, strlen(y), err, sizeof err);
+	ck_assert_msg(c, "%s", err);
+	ck_assert_uint_eq(rules_tick_for(c), 2 * (uint64_t)SEC);
+	c->rules.tick_ns = 0;
+	c->targets[0].gnmi->interval_ns = 10000000; /* below the floor */
+	ck_assert_uint_eq(rules_tick_for(c), 100000000);
+	cfg_free(c);
+	ck_assert_str_eq(rules_kind_name(RULES_PAUSE_ON_LOSSY),
+			 "pause_on_lossy_priority");
+	ck_assert_str_eq(rules_kind_name(RULES_KINDS), "?");
+}
+END_TEST
+
+/* The JSON and Prometheus views of a storm. */
+START_TEST(test_outputs)
+{
+	chain();
+	steps(2);
+	storm_chain(1.0, 0.8, 0.6, 0.5);
+	step();
+	struct buf b;
+	buf_init(&b);
+	struct api_param kind = { "kind", "pfc_storm" };
+	ck_assert_int_eq(incidents_api_incidents(F.r, &kind, 1, &b), 200);
+	json_error_t je;
+	json_t *doc = json_loadb(b.data, b.len, 0, &je);
+	ck_assert_msg(doc, "%s", je.text);
+	json_t *in = json_array_get(json_object_get(doc, "active"), 0);
+	ck_assert_ptr_nonnull(in);
+	ck_assert_str_eq(json_string_value(json_object_get(in, "kind")),
+			 "pfc_storm");
+	ck_assert_str_eq(json_string_value(json_object_get(
+			     json_object_get(in, "origin"), "device")),
+			 "hostA");
+	/* origin -> leaf0:Ethernet0 -> leaf0:Ethernet32 -> spine0 ... */
+	json_t *t = json_object_get(in, "tree");
+	int depth = 0;
+	while (json_array_size(json_object_get(t, "children"))) {
+		t = json_array_get(json_object_get(t, "children"), 0);
+		depth++;
+	}
+	ck_assert_int_ge(depth, 5);
+	ck_assert_str_eq(json_string_value(json_object_get(t, "device")),
+			 "hostB");
+	ck_assert_uint_gt(json_array_size(json_object_get(in, "evidence")), 2);
+	json_decref(doc);
+
+	buf_reset(&b);
+	struct api_param bad = { "state", "now" };
+	ck_assert_int_eq(incidents_api_incidents(F.r, &bad, 1, &b), 400);
+	buf_reset(&b);
+	ck_assert_int_eq(incidents_api_incidents(NULL, NULL, 0, &b), 200);
+	buf_reset(&b);
+	ck_assert_int_eq(incidents_api_topology(F.l, NULL, 0, &b), 200);
+	ck_assert_ptr_nonnull(strstr(b.data, "\"spine0\""));
+
+	buf_reset(&b);
+	ck_assert_int_eq(incidents_prom_render(F.r, &b), 0);
+	ck_assert_ptr_nonnull(
+	    strstr(b.data,
+		   "fabmon_incident_active{kind=\"pfc_storm\",device=\"hostA\","
+		   "port=\"mlx5_0\",priority=\"3\",role=\"origin\"} 1\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "fabmon_incidents_total{kind=\"pfc_storm\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    b.data, "fabmon_pause_ratio{device=\"leaf0\",port=\"Ethernet0\","
+		    "priority=\"3\",direction=\"rx\"} 1\n"));
+	buf_fini(&b);
+}
+END_TEST
+
+static Suite *rules_suite(void)
+{
+	Suite *s = suite_create("rules");
+	TCase *tc = tcase_create("detections");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_storm_origin_three_hops_upstream);
+	tcase_add_test(tc, test_storm_origin_unmonitored_nic);
+	tcase_add_test(tc, test_storm_from_frames_at_link_speed);
+	tcase_add_test(tc, test_spreading_tree_from_congested_egress);
+	tcase_add_test(tc, test_deadlock_cycle);
+	tcase_add_test(tc, test_cycle_with_progress_is_not_deadlock);
+	tcase_add_test(tc, test_healthy_high_load);
+	tcase_add_test(tc, test_benign_bursts);
+	tcase_add_test(tc, test_hysteresis_flap_and_reboot);
+	tcase_add_test(tc, test_reboot_no_false_incident);
+	tcase_add_test(tc, test_lossless_drop_switch_and_nic);
+	tcase_add_test(tc, test_pause_on_lossy_priority);
+	tcase_add_test(tc, test_ecn_after_pfc);
+	tcase_add_test(tc, test_ecn_before_pfc_is_fine);
+	tcase_add_test(tc, test_ecn_without_cnp);
+	tcase_add_test(tc, test_incast_receiver_and_senders);
+	tcase_add_test(tc, test_incast_needs_k_senders);
+	tcase_add_test(tc, test_incast_k_configurable);
+	tcase_add_test(tc, test_link_flap);
+	tcase_add_test(tc, test_target_silent);
+	tcase_add_test(tc, test_rail_misalignment);
+	tcase_add_test(tc, test_pending_then_firing_and_recent_ring);
+	tcase_add_test(tc, test_tick_defaults);
+	tcase_add_test(tc, test_outputs);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rules_suite());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
