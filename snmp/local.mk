@@ -1,0 +1,47 @@
+# The SNMP collector (in libfabmon.a, linked by fabmond and the tests).
+AM_CPPFLAGS += -I$(top_srcdir)/snmp
+libfabmon_a_SOURCES += \
+	snmp/snmp_varbind.c snmp/snmp_varbind.h \
+	snmp/snmp_profile.c snmp/snmp_profile.h \
+	snmp/snmp_poller.c snmp/snmp_poller.h
+libfabmon_a_CFLAGS += $(NETSNMP_CFLAGS)
+FABMON_LIBS += $(NETSNMP_LIBS)
+
+snmpprofilesdir = $(pkgdatadir)/profiles
+dist_snmpprofiles_DATA = etc/profiles/snmp-generic.yaml \
+	etc/profiles/snmp-sonic.yaml etc/profiles/snmp-arista.yaml \
+	etc/profiles/snmp-cisco.yaml etc/profiles/snmp-mellanox.yaml \
+	etc/profiles/snmp-dell.yaml
+EXTRA_DIST += doc/snmp-profiles.md
+
+check_PROGRAMS += tests/check_snmp tests/snmp_probe
+tests_snmp_probe_SOURCES = tests/snmp_probe.c
+tests_snmp_probe_LDADD = $(FABMON_LIBS)
+TESTS += tests/check_snmp tests/integration_snmp.sh
+tests_check_snmp_SOURCES = tests/check_snmp.c
+tests_check_snmp_CFLAGS = $(TEST_CFLAGS) $(NETSNMP_CFLAGS)
+tests_check_snmp_LDADD = $(TEST_LIBS)
+EXTRA_DIST += tests/integration_snmp.sh
+
+noinst_PROGRAMS += bench/snmp_poll
+bench_snmp_poll_SOURCES = bench/snmp_poll.c
+bench_snmp_poll_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_SRCDIR='"$(abs_top_srcdir)"'
+bench_snmp_poll_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+bench_snmp_poll_LDADD = $(FABMON_LIBS) $(CURL_LIBS)
+
+# The profile loader's fuzz target (replayed over its corpus without
+# --enable-fuzzers).
+if ENABLE_FUZZERS
+noinst_PROGRAMS += fuzz/fuzz_snmp_profile
+fuzz_fuzz_snmp_profile_SOURCES = fuzz/fuzz_snmp_profile.c
+fuzz_fuzz_snmp_profile_LDADD = $(FABMON_LIBS)
+fuzz_fuzz_snmp_profile_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+else
+check_PROGRAMS += fuzz/replay_snmp_profile
+TESTS += fuzz/replay_snmp_profile
+fuzz_replay_snmp_profile_SOURCES = fuzz/fuzz_snmp_profile.c fuzz/replay.c
+fuzz_replay_snmp_profile_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"snmp_profile"'
+fuzz_replay_snmp_profile_LDADD = $(FABMON_LIBS)
+endif
+EXTRA_DIST += fuzz/fuzz_snmp_profile.c fuzz/corpus/snmp_profile
