@@ -1,0 +1,1630 @@
+/*
+ * sim_snmp: fabsim's embedded SNMP agent (see snmp_agent.h and
+ * doc/fabsim-snmp.md).
+ *
+ * Shape. net-snmp's agent library (libnetsnmpagent) does the protocol:
+ * BER, v2c community and v3 USM, VACM, GETBULK. We add one agent session
+ * per switch on its own UDP socket, with the switch in the session's
+ * myvoid, so that a handler knows which switch a request is for from
+ * reqinfo->asp->session (no address parsing; works for IPv4 and IPv6).
+ * A few raw MIB handlers, one per MIB subtree, answer GET and GETNEXT
+ * (GETBULK reaches them as GETNEXT passes) by computing the next
+ * (column, row) over the switch's sorted index tuples and reading the
+ * value from the model at once: nothing is registered per object, so
+ * 1,000 switches cost seven registrations.
+ *
+ * A subtree served only by some flavours (CISCO-PFC-EXT-MIB on SONiC,
+ * ARISTA-PFC-MIB on Arista) answers nothing for the others: GETNEXT
+ * leaves the varbind alone and the agent moves on to the next
+ * registration, GET says noSuchObject, as a device without that MIB.
+ *
+ * Isolation. The library is told to read no configuration files, load
+ * no MIBs, persist nothing and keep its directories in state_dir; SMUX
+ * and embedded Perl are not initialised, no AgentX master is started,
+ * and the sessions are added without the TCP-wrappers pre-parse hook
+ * (which opens /etc/hosts.allow for every request). Configuration
+ * (community, USM user, engineID) is given as strings.
+ *
+ * Faults. A silent switch's session is closed and a plain socket bound
+ * to its port reads and drops what comes; a refusing one has no socket,
+ * so the kernel answers port unreachable; OK opens the session again on
+ * the same port.
+ *
+ * Threads. net-snmp is built non-reentrant and keeps global state: one
+ * agent per process, every call from the model's thread.
+ */
+#include "config.h"
+
+#include "snmp_agent.h"
+
+#include "log.h"
+#include "mem.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* net-snmp's config header defines autoconf's PACKAGE_* as well. */
+#undef PACKAGE_BUGREPORT
+#undef PACKAGE_NAME
+#undef PACKAGE_STRING
+#undef PACKAGE_TARNAME
+#undef PACKAGE_URL
+#undef PACKAGE_VERSION
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+#include <net-snmp/library/large_fd_set.h>
+#include <net-snmp/library/snmpIPBaseDomain.h>
+#include <net-snmp/library/snmpUDPDomain.h>
+#include <net-snmp/library/snmpUDPIPv6Domain.h>
+
+#define APP_NAME    "fabsim"
+#define MAX_EVENTS  256
+#define TICKS_PER_S 100 /* TimeTicks are 1/100 s */
+
+/* How each table's rows are made. */
+enum rows_kind {
+	ROWS_SCALAR,	/* one row, index .0 */
+	ROWS_PORT,	/* ifIndex, ports in ifIndex order */
+	ROWS_PORT_PRIO, /* ifIndex.prio (0..7) */
+	ROWS_LLDP_REM,	/* timeMark(0).localPortNum(ifIndex).remIndex(1),
+			   cabled ports with link up */
+};
+
+enum table_id {
+	T_SYSTEM,
+	T_IFNUMBER,
+	T_IFTABLE,
+	T_IFXTABLE,
+	T_CPFC_IF,
+	T_CPFC_PRIO,
+	T_ARISTA_PFC,
+	T_IEEE_PFC,
+	T_LLDP_LOC,
+	T_LLDP_LOCPORT,
+	T_LLDP_REM,
+};
+
+#define FLAV_ALL    0xf
+#define FLAV(f)	    (1u << (f))
+#define TAB_OID_MAX 32
+
+struct table {
+	enum table_id id;
+	oid base[TAB_OID_MAX]; /* the entry (columns follow) */
+	size_t base_len;
+	const unsigned *cols; /* accessible columns, ascending */
+	size_t n_cols;
+	enum rows_kind rows;
+	unsigned flavours; /* FLAV() bits of the switches serving it */
+};
+
+/* One registration: a subtree and its tables in OID order. */
+struct subtree {
+	const char *name;
+	oid root[TAB_OID_MAX];
+	size_t root_len;
+	const struct table *tables;
+	size_t n_tables;
+};
+
+static const unsigned system_cols[] = { 1, 2, 3, 4, 5, 6, 7 };
+static const unsigned one_col[] = { 1 };
+static const unsigned iftable_cols[] = { 1,  2,	 3,  4,	 5,  6,	 7,  8,	 9,
+					 10, 11, 13, 14, 15, 16, 17, 19, 20 };
+static const unsigned ifxtable_cols[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9, 10,
+					  11, 12, 13, 14, 15, 16, 17, 18, 19 };
+static const unsigned cpfc_if_cols[] = { 1, 2 };
+static const unsigned prio_cols_23[] = { 2, 3 };
+static const unsigned prio_cols_34[] = { 3, 4 };
+static const unsigned lldp_loc_cols[] = { 1, 2, 3, 4, 5, 6 };
+static const unsigned lldp_locport_cols[] = { 2, 3, 4 };
+static const unsigned lldp_rem_cols[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define TABLE(tid, cols_, rows_, flav, ...)                               \
+	{                                                                 \
+		.id = (tid), .base = { __VA_ARGS__ },                     \
+		.base_len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid), \
+		.cols = (cols_), .n_cols = N(cols_), .rows = (rows_),     \
+		.flavours = (flav)                                        \
+	}
+
+static const struct table system_tables[] = {
+	TABLE(T_SYSTEM, system_cols, ROWS_SCALAR, FLAV_ALL, 1, 3, 6, 1, 2, 1,
+	      1),
+};
+static const struct table if_tables[] = {
+	TABLE(T_IFNUMBER, one_col, ROWS_SCALAR, FLAV_ALL, 1, 3, 6, 1, 2, 1, 2),
+	TABLE(T_IFTABLE, iftable_cols, ROWS_PORT, FLAV_ALL, 1, 3, 6, 1, 2, 1, 2,
+	      2, 1),
+};
+static const struct table ifx_tables[] = {
+	TABLE(T_IFXTABLE, ifxtable_cols, ROWS_PORT, FLAV_ALL, 1, 3, 6, 1, 2, 1,
+	      31, 1, 1, 1),
+};
+static const struct table cpfc_tables[] = {
+	TABLE(T_CPFC_IF, cpfc_if_cols, ROWS_PORT, FLAV(SIM_FLAVOUR_SONIC), 1, 3,
+	      6, 1, 4, 1, 9, 9, 813, 1, 1, 1),
+	TABLE(T_CPFC_PRIO, prio_cols_23, ROWS_PORT_PRIO,
+	      FLAV(SIM_FLAVOUR_SONIC), 1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1),
+};
+static const struct table arista_tables[] = {
+	TABLE(T_ARISTA_PFC, prio_cols_34, ROWS_PORT_PRIO,
+	      FLAV(SIM_FLAVOUR_ARISTA), 1, 3, 6, 1, 4, 1, 30065, 3, 11, 1, 1,
+	      1),
+};
+static const struct table ieee_tables[] = {
+	TABLE(T_IEEE_PFC, prio_cols_23, ROWS_PORT, FLAV_ALL, 1, 3, 111, 2, 802,
+	      1, 1, 21, 1, 1, 1),
+};
+static const struct table lldp_tables[] = {
+	TABLE(T_LLDP_LOC, lldp_loc_cols, ROWS_SCALAR, FLAV_ALL, 1, 0, 8802, 1,
+	      1, 2, 1, 3),
+	TABLE(T_LLDP_LOCPORT, lldp_locport_cols, ROWS_PORT, FLAV_ALL, 1, 0,
+	      8802, 1, 1, 2, 1, 3, 7, 1),
+	TABLE(T_LLDP_REM, lldp_rem_cols, ROWS_LLDP_REM, FLAV_ALL, 1, 0, 8802, 1,
+	      1, 2, 1, 4, 1, 1),
+};
+
+#define SUBTREE(name_, tables_, ...)                                      \
+	{                                                                 \
+		.name = (name_), .root = { __VA_ARGS__ },                 \
+		.root_len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid), \
+		.tables = (tables_), .n_tables = N(tables_)               \
+	}
+
+static const struct subtree subtrees[] = {
+	SUBTREE("fabsim-lldp", lldp_tables, 1, 0, 8802, 1, 1, 2, 1),
+	SUBTREE("fabsim-system", system_tables, 1, 3, 6, 1, 2, 1, 1),
+	SUBTREE("fabsim-interfaces", if_tables, 1, 3, 6, 1, 2, 1, 2),
+	SUBTREE("fabsim-ifx", ifx_tables, 1, 3, 6, 1, 2, 1, 31, 1, 1, 1),
+	SUBTREE("fabsim-cpfc", cpfc_tables, 1, 3, 6, 1, 4, 1, 9, 9, 813),
+	SUBTREE("fabsim-arista-pfc", arista_tables, 1, 3, 6, 1, 4, 1, 30065, 3,
+		11),
+	SUBTREE("fabsim-ieee-pfc", ieee_tables, 1, 3, 111, 2, 802, 1, 1, 21),
+};
+
+/* sysObjectID per flavour: the vendor's enterprise subtree. */
+static const oid sonic_objid[] = { 1, 3, 6, 1, 4, 1, 8072, 3, 2, 10 };
+static const oid arista_objid[] = { 1,	   3, 6,    1,	  4,	1,
+				    30065, 1, 3011, 7060, 3282, 64 };
+static const oid openconfig_objid[] = { 1, 3, 6, 1, 4, 1, 8072, 3, 2, 10 };
+
+struct sw_port {
+	const struct sim_port *port;
+	uint32_t ifindex;
+	/* ifLastChange: link events seen at the last read and the model
+	   time they were first seen. */
+	uint64_t link_events;
+	uint64_t change_ns;
+};
+
+struct sw {
+	struct sim_snmp *s;
+	const struct sim_node *node;
+	struct sw_port *ports; /* in ifIndex order */
+	size_t n_ports;
+	int port; /* UDP */
+	enum sim_scenario_target fault;
+	netsnmp_session *sess; /* serving: the agent session */
+	int sess_fd;	       /* and its socket */
+	int silent_fd;	       /* silent: the socket that drops */
+};
+
+struct sim_snmp {
+	const struct sim_topo *t;
+	struct sim_model *m;
+	struct sw *sws; /* switches in node order */
+	size_t n_sws;
+	int *node_sw; /* node id -> index in sws, -1 for hosts */
+	size_t n_nodes;
+	bool ipv6;
+	char *address;
+	char *state_dir;
+	bool own_state_dir;
+	int epfd;
+	netsnmp_handler_registration *regs[N(subtrees)];
+	/* One model read per port per poll: the model does not move while
+	   sim_snmp_poll runs. */
+	uint64_t gen;
+	size_t cache_port;
+	uint64_t cache_gen;
+	struct sim_model_switch_port cache;
+};
+
+/* net-snmp's agent library keeps global state that its shutdown does
+ * not fully reset (configuration handlers): one agent per process
+ * lifetime. */
+static bool agent_started;
+
+/* ---- Index numbering ---- */
+
+static bool parse_uint(const char **p, unsigned long *v)
+{
+	char *end;
+	if (**p < '0' || **p > '9')
+		return false;
+	errno = 0;
+	*v = strtoul(*p, &end, 10);
+	if (errno || *v > 100000)
+		return false;
+	*p = end;
+	return true;
+}
+
+/*
+ * ifIndex as the flavour numbers it: SONiC EthernetN is N + 1, Arista
+ * EthernetN/M is N * 1000 + M and EthernetN is N, eth N is N. 0 if the
+ * name does not have the flavour's form.
+ */
+static uint32_t flavour_ifindex(enum sim_flavour f, const char *name)
+{
+	unsigned long a, b;
+	const char *p = name;
+	switch (f) {
+	case SIM_FLAVOUR_SONIC:
+		if (strncmp(p, "Ethernet", 8) != 0)
+			return 0;
+		p += 8;
+		if (!parse_uint(&p, &a) || *p)
+			return 0;
+		return (uint32_t)a + 1;
+	case SIM_FLAVOUR_ARISTA:
+		if (strncmp(p, "Ethernet", 8) != 0)
+			return 0;
+		p += 8;
+		if (!parse_uint(&p, &a) || a == 0)
+			return 0;
+		if (!*p)
+			return (uint32_t)a;
+		if (*p++ != '/' || !parse_uint(&p, &b) || *p || b == 0 ||
+		    b > 999)
+			return 0;
+		return (uint32_t)(a * 1000 + b);
+	case SIM_FLAVOUR_OPENCONFIG:
+		if (strncmp(p, "eth", 3) != 0)
+			return 0;
+		p += 3;
+		if (!parse_uint(&p, &a) || *p || a == 0)
+			return 0;
+		return (uint32_t)a;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_sw_port(const void *a, const void *b)
+{
+	const struct sw_port *x = a, *y = b;
+	return x->ifindex < y->ifindex ? -1 : x->ifindex > y->ifindex;
+}
+
+/* Numbers n's ports; front-panel position + 1 if the names do not give
+ * unique indexes. */
+static void number_ports(struct sw *w)
+{
+	const struct sim_node *n = w->node;
+	w->n_ports = n->n_ports;
+	w->ports = xcalloc(n->n_ports ? n->n_ports : 1, sizeof *w->ports);
+	bool ok = true;
+	for (size_t i = 0; i < n->n_ports; i++) {
+		w->ports[i].port = &n->ports[i];
+		w->ports[i].ifindex =
+		    flavour_ifindex(n->flavour, n->ports[i].name);
+		if (!w->ports[i].ifindex)
+			ok = false;
+	}
+	qsort(w->ports, w->n_ports, sizeof *w->ports, cmp_sw_port);
+	for (size_t i = 1; ok && i < w->n_ports; i++)
+		if (w->ports[i].ifindex == w->ports[i - 1].ifindex)
+			ok = false;
+	if (ok)
+		return;
+	for (size_t i = 0; i < n->n_ports; i++) {
+		w->ports[i].port = &n->ports[i];
+		w->ports[i].ifindex = (uint32_t)i + 1;
+	}
+}
+
+/* ---- Rows ---- */
+
+static size_t n_rows(const struct table *tb, const struct sw *w)
+{
+	switch (tb->rows) {
+	case ROWS_SCALAR:
+		return 1;
+	case ROWS_PORT:
+	case ROWS_LLDP_REM:
+		return w->n_ports;
+	case ROWS_PORT_PRIO:
+		return w->n_ports * SIM_MODEL_PRIOS;
+	}
+	return 0;
+}
+
+static size_t idx_len(const struct table *tb)
+{
+	switch (tb->rows) {
+	case ROWS_SCALAR:
+	case ROWS_PORT:
+		return 1;
+	case ROWS_PORT_PRIO:
+		return 2;
+	case ROWS_LLDP_REM:
+		return 3;
+	}
+	return 0;
+}
+
+/* The index of row r; returns its length. */
+static size_t row_index(const struct table *tb, const struct sw *w, size_t r,
+			oid *idx)
+{
+	switch (tb->rows) {
+	case ROWS_SCALAR:
+		idx[0] = 0;
+		return 1;
+	case ROWS_PORT:
+		idx[0] = w->ports[r].ifindex;
+		return 1;
+	case ROWS_PORT_PRIO:
+		idx[0] = w->ports[r / SIM_MODEL_PRIOS].ifindex;
+		idx[1] = r % SIM_MODEL_PRIOS;
+		return 2;
+	case ROWS_LLDP_REM:
+		idx[0] = 0;
+		idx[1] = w->ports[r].ifindex;
+		idx[2] = 1;
+		return 3;
+	}
+	return 0;
+}
+
+/* The sw_port a row describes (NULL for scalars). */
+static struct sw_port *row_port(const struct table *tb, struct sw *w, size_t r)
+{
+	switch (tb->rows) {
+	case ROWS_SCALAR:
+		return NULL;
+	case ROWS_PORT:
+	case ROWS_LLDP_REM:
+		return &w->ports[r];
+	case ROWS_PORT_PRIO:
+		return &w->ports[r / SIM_MODEL_PRIOS];
+	}
+	return NULL;
+}
+
+static bool row_exists(const struct table *tb, struct sw *w, size_t r)
+{
+	if (tb->rows != ROWS_LLDP_REM)
+		return true;
+	const struct sim_port *p = w->ports[r].port;
+	return p->peer && sim_model_link_up(w->s->m, p->id);
+}
+
+/* Lexicographic OID comparison; a proper prefix sorts first. */
+static int cmp_oids(const oid *a, size_t al, const oid *b, size_t bl)
+{
+	size_t n = al < bl ? al : bl;
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return al < bl ? -1 : al > bl;
+}
+
+/* The first row whose index compares > suffix (>= if inclusive). */
+static size_t lower_row(const struct table *tb, const struct sw *w,
+			const oid *suf, size_t sl, bool inclusive)
+{
+	size_t lo = 0, hi = n_rows(tb, w);
+	oid idx[4];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		size_t il = row_index(tb, w, mid, idx);
+		int c = cmp_oids(idx, il, suf, sl);
+		if (c > 0 || (c == 0 && inclusive))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Finds the first existing row at or after r; false if none. */
+static bool skip_missing(const struct table *tb, struct sw *w, size_t *r)
+{
+	size_t n = n_rows(tb, w);
+	while (*r < n && !row_exists(tb, w, *r))
+		(*r)++;
+	return *r < n;
+}
+
+/*
+ * GETNEXT within one table: the first (column, row) whose OID is after
+ * q (or equal, if inclusive). false if q is at or past the table's end.
+ */
+static bool table_next(const struct table *tb, struct sw *w, const oid *q,
+		       size_t ql, bool inclusive, size_t *ci, size_t *row)
+{
+	size_t bl = tb->base_len, n = ql < bl ? ql : bl;
+	int c = 0;
+	for (size_t i = 0; i < n && !c; i++)
+		if (q[i] != tb->base[i])
+			c = q[i] < tb->base[i] ? -1 : 1;
+	if (c > 0)
+		return false;
+	size_t col = 0, r = 0;
+	if (c == 0 && ql > bl) {
+		oid qc = q[bl];
+		while (col < tb->n_cols && tb->cols[col] < qc)
+			col++;
+		if (col == tb->n_cols)
+			return false;
+		if (tb->cols[col] == qc)
+			r = lower_row(tb, w, q + bl + 1, ql - bl - 1,
+				      inclusive);
+	}
+	for (; col < tb->n_cols; col++, r = 0) {
+		if (skip_missing(tb, w, &r)) {
+			*ci = col;
+			*row = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* GET within one table. 1: found; 0: no such instance of a column of
+ * this table; -1: not this table's column. */
+static int table_get(const struct table *tb, struct sw *w, const oid *q,
+		     size_t ql, size_t *ci, size_t *row)
+{
+	size_t bl = tb->base_len;
+	if (ql <= bl || memcmp(q, tb->base, bl * sizeof(oid)) != 0)
+		return -1;
+	size_t col = 0;
+	while (col < tb->n_cols && tb->cols[col] != q[bl])
+		col++;
+	if (col == tb->n_cols)
+		return -1;
+	const oid *suf = q + bl + 1;
+	size_t sl = ql - bl - 1;
+	if (sl != idx_len(tb))
+		return 0;
+	size_t r = lower_row(tb, w, suf, sl, true);
+	oid idx[4];
+	if (r >= n_rows(tb, w))
+		return 0;
+	size_t il = row_index(tb, w, r, idx);
+	if (cmp_oids(idx, il, suf, sl) != 0 || !row_exists(tb, w, r))
+		return 0;
+	*ci = col;
+	*row = r;
+	return 1;
+}
+
+/* ---- Values ---- */
+
+static uint32_t uptime_ticks(struct sim_snmp *s, const struct sw *w,
+			     uint64_t at_ns)
+{
+	uint64_t boot = sim_model_boot_ns(s->m, w->node->id);
+	if (at_ns <= boot)
+		return 0;
+	return (uint32_t)((at_ns - boot) / (1000000000ull / TICKS_PER_S));
+}
+
+static const struct sim_model_switch_port *read_port(struct sim_snmp *s,
+						     struct sw_port *sp)
+{
+	size_t id = sp->port->id;
+	if (s->cache_gen != s->gen || s->cache_port != id) {
+		if (sim_model_read_switch_port(s->m, id, &s->cache) != 0)
+			memset(&s->cache, 0, sizeof s->cache);
+		s->cache_gen = s->gen;
+		s->cache_port = id;
+		/* ifLastChange: note when a link event first shows. */
+		uint64_t ev =
+		    s->cache.link_up_events + s->cache.link_down_events;
+		if (ev != sp->link_events) {
+			sp->link_events = ev;
+			sp->change_ns = sim_model_now_ns(s->m);
+		}
+	}
+	return &s->cache;
+}
+
+static void set_int(netsnmp_variable_list *vb, u_char type, long v)
+{
+	snmp_set_var_typed_value(vb, type, &v, sizeof v);
+}
+
+static void set_c64(netsnmp_variable_list *vb, uint64_t v)
+{
+	struct counter64 c = { .high = (u_long)(v >> 32),
+			       .low = (u_long)(v & 0xffffffffu) };
+	snmp_set_var_typed_value(vb, ASN_COUNTER64, &c, sizeof c);
+}
+
+static void set_c32(netsnmp_variable_list *vb, uint64_t v)
+{
+	set_int(vb, ASN_COUNTER, (long)(v & 0xffffffffu));
+}
+
+static void set_str(netsnmp_variable_list *vb, const void *p, size_t len)
+{
+	snmp_set_var_typed_value(vb, ASN_OCTET_STR, p, len);
+}
+
+static void set_text(netsnmp_variable_list *vb, const char *s)
+{
+	set_str(vb, s ? s : "", s ? strlen(s) : 0);
+}
+
+static const char *sys_location(const struct sim_node *n, char *buf, size_t len)
+{
+	if (n->rail >= 0)
+		snprintf(buf, len, "fabsim %s, pod %d, rail %d",
+			 sim_topo_kind_name(n->kind), n->pod, n->rail);
+	else if (n->pod >= 0)
+		snprintf(buf, len, "fabsim %s, pod %d",
+			 sim_topo_kind_name(n->kind), n->pod);
+	else
+		snprintf(buf, len, "fabsim %s", sim_topo_kind_name(n->kind));
+	return buf;
+}
+
+static void value_system(struct sim_snmp *s, struct sw *w, unsigned col,
+			 netsnmp_variable_list *vb)
+{
+	const struct sim_node *n = w->node;
+	char buf[128];
+	switch (col) {
+	case 1: /* sysDescr */
+		set_text(vb, n->sys_desc);
+		break;
+	case 2: { /* sysObjectID */
+		const oid *o = openconfig_objid;
+		size_t len = sizeof openconfig_objid;
+		if (n->flavour == SIM_FLAVOUR_SONIC) {
+			o = sonic_objid;
+			len = sizeof sonic_objid;
+		} else if (n->flavour == SIM_FLAVOUR_ARISTA) {
+			o = arista_objid;
+			len = sizeof arista_objid;
+		}
+		snmp_set_var_typed_value(vb, ASN_OBJECT_ID, o, len);
+		break;
+	}
+	case 3: /* sysUpTime */
+		set_int(vb, ASN_TIMETICKS,
+			(long)uptime_ticks(s, w, sim_model_now_ns(s->m)));
+		break;
+	case 4: /* sysContact */
+		set_text(vb, "fabsim <fabmon>");
+		break;
+	case 5: /* sysName */
+		set_text(vb, n->name);
+		break;
+	case 6: /* sysLocation */
+		set_text(vb, sys_location(n, buf, sizeof buf));
+		break;
+	case 7: /* sysServices: datalink and network layers */
+		set_int(vb, ASN_INTEGER, 6);
+		break;
+	}
+}
+
+static long if_mtu(enum sim_flavour f)
+{
+	switch (f) {
+	case SIM_FLAVOUR_SONIC:
+		return 9100;
+	case SIM_FLAVOUR_ARISTA:
+		return 9214;
+	default:
+		return 9216;
+	}
+}
+
+static void value_iftable(struct sim_snmp *s, struct sw *w, unsigned col,
+			  struct sw_port *sp, netsnmp_variable_list *vb)
+{
+	const struct sim_port *p = sp->port;
+	const struct sim_model_switch_port *c = read_port(s, sp);
+	uint64_t bps = (uint64_t)p->speed * 1000000000ull;
+	switch (col) {
+	case 1:
+		set_int(vb, ASN_INTEGER, (long)sp->ifindex);
+		break;
+	case 2:
+		set_text(vb, p->name);
+		break;
+	case 3: /* ethernetCsmacd */
+		set_int(vb, ASN_INTEGER, 6);
+		break;
+	case 4:
+		set_int(vb, ASN_INTEGER, if_mtu(w->node->flavour));
+		break;
+	case 5:
+		set_int(vb, ASN_GAUGE,
+			(long)(bps > 0xffffffffull ? 0xffffffffull : bps));
+		break;
+	case 6:
+		set_str(vb, p->mac, 6);
+		break;
+	case 7: /* admin up */
+		set_int(vb, ASN_INTEGER, 1);
+		break;
+	case 8: /* up(1) / down(2) */
+		set_int(vb, ASN_INTEGER, c->link_up ? 1 : 2);
+		break;
+	case 9:
+		set_int(vb, ASN_TIMETICKS,
+			(long)uptime_ticks(s, w, sp->change_ns));
+		break;
+	case 10:
+		set_c32(vb, c->in_octets);
+		break;
+	case 11:
+		set_c32(vb, c->in_packets);
+		break;
+	case 13:
+		set_c32(vb, c->in_discards);
+		break;
+	case 14: /* errors: the model has none */
+	case 15:
+	case 20:
+		set_c32(vb, 0);
+		break;
+	case 16:
+		set_c32(vb, c->out_octets);
+		break;
+	case 17:
+		set_c32(vb, c->out_packets);
+		break;
+	case 19:
+		set_c32(vb, c->out_discards);
+		break;
+	}
+}
+
+static void value_ifxtable(struct sim_snmp *s, struct sw_port *sp, unsigned col,
+			   netsnmp_variable_list *vb)
+{
+	const struct sim_port *p = sp->port;
+	const struct sim_model_switch_port *c = read_port(s, sp);
+	switch (col) {
+	case 1:
+		set_text(vb, p->name);
+		break;
+	case 2: /* multicast and broadcast: RoCE is unicast */
+	case 3:
+	case 4:
+	case 5:
+		set_c32(vb, 0);
+		break;
+	case 6:
+		set_c64(vb, c->in_octets);
+		break;
+	case 7:
+		set_c64(vb, c->in_packets);
+		break;
+	case 8:
+	case 9:
+	case 12:
+	case 13:
+		set_c64(vb, 0);
+		break;
+	case 10:
+		set_c64(vb, c->out_octets);
+		break;
+	case 11:
+		set_c64(vb, c->out_packets);
+		break;
+	case 14: /* ifLinkUpDownTrapEnable: enabled */
+		set_int(vb, ASN_INTEGER, 1);
+		break;
+	case 15:
+		set_int(vb, ASN_GAUGE, (long)p->speed * 1000);
+		break;
+	case 16: /* ifPromiscuousMode: false */
+		set_int(vb, ASN_INTEGER, 2);
+		break;
+	case 17: /* ifConnectorPresent: true */
+		set_int(vb, ASN_INTEGER, 1);
+		break;
+	case 18:
+		set_text(vb, p->port_desc);
+		break;
+	case 19:
+		/* The only discontinuity is the switch's boot, at
+		   sysUpTime 0. */
+		set_int(vb, ASN_TIMETICKS, 0);
+		break;
+	}
+}
+
+static void value_pfc(struct sim_snmp *s, const struct table *tb, unsigned col,
+		      size_t row, struct sw_port *sp, netsnmp_variable_list *vb)
+{
+	const struct sim_model_switch_port *c = read_port(s, sp);
+	unsigned prio = (unsigned)(row % SIM_MODEL_PRIOS);
+	uint64_t tx = 0, rx = 0;
+	switch (tb->id) {
+	case T_CPFC_IF:
+		/* SONiC's agent serves the per-interface counters from
+		   priority 3 only. */
+		set_c64(vb, col == 1 ? c->prio[3].pfc_tx_frames
+				     : c->prio[3].pfc_rx_frames);
+		break;
+	case T_CPFC_PRIO:
+		set_c64(vb, col == 2 ? c->prio[prio].pfc_tx_frames
+				     : c->prio[prio].pfc_rx_frames);
+		break;
+	case T_ARISTA_PFC:
+		set_c64(vb, col == 3 ? c->prio[prio].pfc_tx_frames
+				     : c->prio[prio].pfc_rx_frames);
+		break;
+	case T_IEEE_PFC:
+		for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
+			tx += c->prio[p].pfc_tx_frames;
+			rx += c->prio[p].pfc_rx_frames;
+		}
+		set_c32(vb, col == 2 ? tx : rx);
+		break;
+	default:
+		break;
+	}
+}
+
+/* LldpSystemCapabilitiesMap: bridge(2) and router(4), or a station. */
+static const uint8_t caps_switch[2] = { 0x28, 0x00 };
+static const uint8_t caps_station[2] = { 0x01, 0x00 };
+
+static void set_port_id(netsnmp_variable_list *vb, const struct sim_port *p)
+{
+	if (p->port_id_subtype == SIM_LLDP_PORT_MAC)
+		set_str(vb, p->mac, 6);
+	else
+		set_text(vb, p->port_id);
+}
+
+static void value_lldp(const struct table *tb, struct sw *w, unsigned col,
+		       struct sw_port *sp, netsnmp_variable_list *vb)
+{
+	const struct sim_node *n = w->node;
+	if (tb->id == T_LLDP_LOC) {
+		switch (col) {
+		case 1:
+			set_int(vb, ASN_INTEGER, SIM_LLDP_CHASSIS_MAC);
+			break;
+		case 2:
+			set_str(vb, n->chassis_mac, 6);
+			break;
+		case 3:
+			set_text(vb, n->name);
+			break;
+		case 4:
+			set_text(vb, n->sys_desc);
+			break;
+		case 5:
+		case 6:
+			set_str(vb, caps_switch, 2);
+			break;
+		}
+		return;
+	}
+	if (tb->id == T_LLDP_LOCPORT) {
+		const struct sim_port *p = sp->port;
+		switch (col) {
+		case 2:
+			set_int(vb, ASN_INTEGER, p->port_id_subtype);
+			break;
+		case 3:
+			set_port_id(vb, p);
+			break;
+		case 4:
+			set_text(vb, p->port_desc);
+			break;
+		}
+		return;
+	}
+	const struct sim_port *peer = sp->port->peer;
+	const struct sim_node *pn = peer->node;
+	bool host = pn->kind == SIM_NODE_HOST;
+	switch (col) {
+	case 4:
+		set_int(vb, ASN_INTEGER, SIM_LLDP_CHASSIS_MAC);
+		break;
+	case 5:
+		set_str(vb, pn->chassis_mac, 6);
+		break;
+	case 6:
+		set_int(vb, ASN_INTEGER, peer->port_id_subtype);
+		break;
+	case 7:
+		set_port_id(vb, peer);
+		break;
+	case 8:
+		set_text(vb, peer->port_desc);
+		break;
+	case 9:
+		set_text(vb, pn->name);
+		break;
+	case 10:
+		set_text(vb, pn->sys_desc);
+		break;
+	case 11:
+	case 12:
+		set_str(vb, host ? caps_station : caps_switch, 2);
+		break;
+	}
+}
+
+static void set_value(struct sim_snmp *s, struct sw *w, const struct table *tb,
+		      size_t ci, size_t row, netsnmp_variable_list *vb)
+{
+	unsigned col = tb->cols[ci];
+	struct sw_port *sp = row_port(tb, w, row);
+	switch (tb->id) {
+	case T_SYSTEM:
+		value_system(s, w, col, vb);
+		break;
+	case T_IFNUMBER:
+		set_int(vb, ASN_INTEGER, (long)w->n_ports);
+		break;
+	case T_IFTABLE:
+		value_iftable(s, w, col, sp, vb);
+		break;
+	case T_IFXTABLE:
+		value_ifxtable(s, sp, col, vb);
+		break;
+	case T_CPFC_IF:
+	case T_CPFC_PRIO:
+	case T_ARISTA_PFC:
+	case T_IEEE_PFC:
+		value_pfc(s, tb, col, row, sp, vb);
+		break;
+	case T_LLDP_LOC:
+	case T_LLDP_LOCPORT:
+	case T_LLDP_REM:
+		value_lldp(tb, w, col, sp, vb);
+		break;
+	}
+}
+
+/* ---- The handler ---- */
+
+static bool serves(const struct table *tb, const struct sw *w)
+{
+	return (tb->flavours & FLAV(w->node->flavour)) != 0;
+}
+
+static void answer_next(struct sw *w, const struct subtree *st,
+			netsnmp_request_info *req)
+{
+	netsnmp_variable_list *vb = req->requestvb;
+	for (size_t i = 0; i < st->n_tables; i++) {
+		const struct table *tb = &st->tables[i];
+		size_t ci, row;
+		if (!serves(tb, w) ||
+		    !table_next(tb, w, vb->name, vb->name_length,
+				req->inclusive != 0, &ci, &row))
+			continue;
+		oid name[TAB_OID_MAX + 4];
+		size_t bl = tb->base_len;
+		memcpy(name, tb->base, bl * sizeof(oid));
+		name[bl] = tb->cols[ci];
+		size_t il = row_index(tb, w, row, name + bl + 1);
+		snmp_set_var_objid(vb, name, bl + 1 + il);
+		set_value(w->s, w, tb, ci, row, vb);
+		return;
+	}
+	/* Past our end: left alone, the agent tries the next subtree. */
+}
+
+static void answer_get(struct sw *w, const struct subtree *st,
+		       netsnmp_agent_request_info *reqinfo,
+		       netsnmp_request_info *req)
+{
+	netsnmp_variable_list *vb = req->requestvb;
+	int err = SNMP_NOSUCHOBJECT;
+	for (size_t i = 0; i < st->n_tables; i++) {
+		const struct table *tb = &st->tables[i];
+		size_t ci, row;
+		if (!serves(tb, w))
+			continue;
+		int r = table_get(tb, w, vb->name, vb->name_length, &ci, &row);
+		if (r > 0) {
+			set_value(w->s, w, tb, ci, row, vb);
+			return;
+		}
+		if (r == 0)
+			err = SNMP_NOSUCHINSTANCE;
+	}
+	netsnmp_set_request_error(reqinfo, req, err);
+}
+
+static int handle(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
+		  netsnmp_agent_request_info *reqinfo,
+		  netsnmp_request_info *requests)
+{
+	(void)reg;
+	const struct subtree *st = h->myvoid;
+	struct sw *w = NULL;
+	if (reqinfo->asp && reqinfo->asp->session)
+		w = reqinfo->asp->session->myvoid;
+	for (netsnmp_request_info *req = requests; req; req = req->next) {
+		if (req->processed)
+			continue;
+		if (!w) { /* not one of our sessions: nothing here */
+			if (reqinfo->mode == MODE_GET)
+				netsnmp_set_request_error(reqinfo, req,
+							  SNMP_NOSUCHOBJECT);
+			continue;
+		}
+		switch (reqinfo->mode) {
+		case MODE_GET:
+			answer_get(w, st, reqinfo, req);
+			break;
+		case MODE_GETNEXT:
+			answer_next(w, st, req);
+			break;
+		default:
+			netsnmp_set_request_error(reqinfo, req,
+						  SNMP_ERR_GENERR);
+			break;
+		}
+	}
+	return SNMP_ERR_NOERROR;
+}
+
+/* ---- Sockets ---- */
+
+static int fill_ep(const struct sim_snmp *s, int port, struct netsnmp_ep *ep)
+{
+	memset(ep, 0, sizeof *ep);
+	if (s->ipv6) {
+		ep->a.sin6.sin6_family = AF_INET6;
+		ep->a.sin6.sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, s->address, &ep->a.sin6.sin6_addr) != 1)
+			return -EINVAL;
+	} else {
+		ep->a.sin.sin_family = AF_INET;
+		ep->a.sin.sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, s->address, &ep->a.sin.sin_addr) != 1)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0)
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+static void watch(struct sim_snmp *s, int fd, size_t swi)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = swi };
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		log_warn("sim", "snmp: epoll_ctl: %s", strerror(errno));
+}
+
+static void unwatch(struct sim_snmp *s, int fd)
+{
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* Opens w's agent session on w->port (0: kernel-chosen, then noted). */
+static int open_session(struct sim_snmp *s, struct sw *w, char *err,
+			size_t errlen)
+{
+	struct netsnmp_ep ep;
+	if (fill_ep(s, w->port, &ep) != 0) {
+		snprintf(err, errlen, "snmp: bad address %s", s->address);
+		return -EINVAL;
+	}
+	netsnmp_transport *t = s->ipv6 ? netsnmp_udp6_transport(&ep, 1)
+				       : netsnmp_udp_transport(&ep, 1);
+	if (!t) {
+		snprintf(err, errlen,
+			 "snmp: %s: cannot bind UDP %s%s%s:%d (in use?)",
+			 w->node->name, s->ipv6 ? "[" : "", s->address,
+			 s->ipv6 ? "]" : "", w->port);
+		return -EADDRINUSE;
+	}
+	int port = bound_port(t->sock);
+	netsnmp_session sess;
+	snmp_sess_init(&sess);
+	sess.version = SNMP_DEFAULT_VERSION;
+	sess.callback = handle_snmp_packet;
+	sess.authenticator = NULL;
+	sess.flags = netsnmp_ds_get_int(NETSNMP_DS_APPLICATION_ID,
+					NETSNMP_DS_AGENT_FLAGS);
+	sess.isAuthoritative = SNMP_SESS_AUTHORITATIVE;
+	sess.myvoid = w;
+	/* No pre-parse hook: TCP wrappers would read /etc/hosts.allow for
+	   every request, and only loopback can reach us anyway. */
+	netsnmp_session *sp =
+	    snmp_add(&sess, t, NULL, netsnmp_agent_check_parse);
+	if (!sp) {
+		snprintf(err, errlen, "snmp: %s: cannot add the agent session",
+			 w->node->name);
+		return -ENOMEM;
+	}
+	w->sess = sp;
+	w->sess_fd = t->sock;
+	w->port = port;
+	watch(s, t->sock, (size_t)(w - s->sws));
+	return 0;
+}
+
+static void close_session(struct sim_snmp *s, struct sw *w)
+{
+	if (!w->sess)
+		return;
+	unwatch(s, w->sess_fd);
+	snmp_close(w->sess); /* closes the socket too */
+	w->sess = NULL;
+	w->sess_fd = -1;
+}
+
+static int open_silent(struct sim_snmp *s, struct sw *w)
+{
+	struct netsnmp_ep ep;
+	if (fill_ep(s, w->port, &ep) != 0)
+		return -EINVAL;
+	int fd = socket(s->ipv6 ? AF_INET6 : AF_INET,
+			SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	socklen_t len = s->ipv6 ? sizeof ep.a.sin6 : sizeof ep.a.sin;
+	if (bind(fd, (struct sockaddr *)&ep.a, len) != 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	w->silent_fd = fd;
+	if (s->epfd >= 0)
+		watch(s, fd, (size_t)(w - s->sws));
+	return 0;
+}
+
+static void close_silent(struct sim_snmp *s, struct sw *w)
+{
+	if (w->silent_fd < 0)
+		return;
+	unwatch(s, w->silent_fd);
+	close(w->silent_fd);
+	w->silent_fd = -1;
+}
+
+/* ---- Set-up ---- */
+
+void sim_snmp_options_init(struct sim_snmp_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->address = "127.0.0.1";
+	o->community = "public";
+}
+
+static bool is_word(const char *s)
+{
+	if (!s || !*s || strlen(s) > 255)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s == '"' || *s == '\'' || *s == '#' ||
+		    (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+static int check_options(const struct sim_snmp_options *o, bool *ipv6,
+			 char *err, size_t errlen)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, o->address, &a4) == 1) {
+		if ((ntohl(a4.s_addr) >> 24) != 127) {
+			snprintf(err, errlen,
+				 "snmp: address %s is not a loopback address",
+				 o->address);
+			return -EINVAL;
+		}
+		*ipv6 = false;
+	} else if (inet_pton(AF_INET6, o->address, &a6) == 1) {
+		if (!IN6_IS_ADDR_LOOPBACK(&a6)) {
+			snprintf(err, errlen,
+				 "snmp: address %s is not a loopback address",
+				 o->address);
+			return -EINVAL;
+		}
+		*ipv6 = true;
+	} else {
+		snprintf(err, errlen,
+			 "snmp: address \"%s\" is not an IP "
+			 "address",
+			 o->address);
+		return -EINVAL;
+	}
+	if (o->base_port > 65535) {
+		snprintf(err, errlen, "snmp: base port %u is out of range",
+			 o->base_port);
+		return -EINVAL;
+	}
+	if (!is_word(o->community)) {
+		snprintf(err, errlen,
+			 "snmp: the community must be 1 to 255 "
+			 "printable characters without spaces or "
+			 "quotes");
+		return -EINVAL;
+	}
+	if (!o->v3_user)
+		return 0;
+	if (!is_word(o->v3_user)) {
+		snprintf(err, errlen,
+			 "snmp: v3 user \"%s\" must be 1 to 255 "
+			 "printable characters without spaces",
+			 o->v3_user);
+		return -EINVAL;
+	}
+	static const char *const auths[] = { "SHA", "SHA-256", "SHA-512" };
+	static const char *const privs[] = { "AES", "AES-256" };
+	bool ok = false;
+	for (size_t i = 0; o->v3_auth && i < N(auths); i++)
+		ok |= strcmp(o->v3_auth, auths[i]) == 0;
+	if (!ok) {
+		snprintf(err, errlen,
+			 "snmp: v3 auth \"%s\": expected SHA, "
+			 "SHA-256 or SHA-512",
+			 o->v3_auth ? o->v3_auth : "");
+		return -EINVAL;
+	}
+	if (!is_word(o->v3_auth_key) || strlen(o->v3_auth_key) < 8) {
+		snprintf(err, errlen,
+			 "snmp: v3 auth key: expected 8 to 255 "
+			 "printable characters without spaces");
+		return -EINVAL;
+	}
+	if (!o->v3_priv)
+		return 0;
+	ok = false;
+	for (size_t i = 0; i < N(privs); i++)
+		ok |= strcmp(o->v3_priv, privs[i]) == 0;
+	if (!ok) {
+		snprintf(err, errlen,
+			 "snmp: v3 priv \"%s\": expected AES or AES-256",
+			 o->v3_priv);
+		return -EINVAL;
+	}
+	if (!is_word(o->v3_priv_key) || strlen(o->v3_priv_key) < 8) {
+		snprintf(err, errlen,
+			 "snmp: v3 priv key: expected 8 to 255 "
+			 "printable characters without spaces");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* net-snmp's log lines go to ours, tagged "sim". */
+static int log_cb(int major, int minor, void *server_arg, void *client_arg)
+{
+	(void)major;
+	(void)minor;
+	(void)client_arg;
+	const struct snmp_log_message *msg = server_arg;
+	if (!msg || !msg->msg)
+		return 0;
+	size_t n = strlen(msg->msg);
+	while (n && msg->msg[n - 1] == '\n')
+		n--;
+	if (!n)
+		return 0;
+	/* Errors are worth a warning; a warning (a failed authentication)
+	   comes per request, so info; the rest (notices such as "Created
+	   directory") is debug. */
+	if (msg->priority <= LOG_ERR)
+		log_warn("sim", "snmp agent: %.*s", (int)n, msg->msg);
+	else if (msg->priority == LOG_WARNING)
+		log_info("sim", "snmp agent: %.*s", (int)n, msg->msg);
+	else
+		log_debug("sim", "snmp agent: %.*s", (int)n, msg->msg);
+	return 0;
+}
+
+static void config_line(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static void config_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	netsnmp_config(line);
+	free(line);
+}
+
+static void remove_tree(const char *dir)
+{
+	/* Only what net-snmp creates: cert_indexes and files in dir. */
+	char *sub = xasprintf("%s/cert_indexes", dir);
+	rmdir(sub);
+	free(sub);
+	rmdir(dir);
+}
+
+static void init_library(const struct sim_snmp *s,
+			 const struct sim_snmp_options *o)
+{
+	snmp_disable_log();
+	snmp_enable_calllog();
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,
+			       log_cb, NULL);
+
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE,
+			       0);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+			       NETSNMP_DS_AGENT_DISABLE_PERL, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+			       NETSNMP_DS_AGENT_AGENTX_MASTER, 0);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+			       NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS,
+			       1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID,
+			       NETSNMP_DS_LIB_DONT_READ_CONFIGS, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID,
+			       NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID,
+			       NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID,
+			      NETSNMP_DS_LIB_PERSISTENT_DIR, s->state_dir);
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID,
+			      NETSNMP_DS_LIB_CONFIGURATION_DIR, s->state_dir);
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIBDIRS,
+			      s->state_dir);
+	/* No MIB modules to load: numeric OIDs only. */
+	setenv("MIBS", "", 1);
+	/* A ports list is never used (we add our own sessions), but the
+	   default would be port 161 if anything asked. */
+	netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS,
+			      "none");
+
+	char noinit[] = "-smux,perl";
+	add_to_init_list(noinit);
+	init_agent(APP_NAME);
+
+	/* One engineID per process (net-snmp has one engine), stable for a
+	   given address and base port so that v3 collectors survive a
+	   restart of fabsim; with kernel-chosen ports the process id tells
+	   concurrent fabsims apart (their collectors' engine-time caches
+	   are keyed by engineID). The text fits the 27 bytes allowed. */
+	char key[128];
+	if (o->base_port)
+		snprintf(key, sizeof key, "%s|%u", s->address, o->base_port);
+	else
+		snprintf(key, sizeof key, "%s|pid%ld", s->address,
+			 (long)getpid());
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const char *c = key; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	config_line("engineID fabsim-%08x", h);
+	config_line("rocommunity%s %s default", s->ipv6 ? "6" : "",
+		    o->community);
+	if (o->v3_user) {
+		if (o->v3_priv)
+			config_line("createUser %s %s %s %s %s", o->v3_user,
+				    o->v3_auth, o->v3_auth_key, o->v3_priv,
+				    o->v3_priv_key);
+		else
+			config_line("createUser %s %s %s", o->v3_user,
+				    o->v3_auth, o->v3_auth_key);
+		config_line("rouser %s %s", o->v3_user,
+			    o->v3_priv ? "authpriv" : "authnopriv");
+	}
+}
+
+struct sim_snmp *sim_snmp_new(const struct sim_topo *t, struct sim_model *m,
+			      const struct sim_snmp_options *o, char *err,
+			      size_t errlen)
+{
+	struct sim_snmp_options def;
+	if (!o) {
+		sim_snmp_options_init(&def);
+		o = &def;
+	}
+	if (!t || !m) {
+		snprintf(err, errlen, "snmp: no topology or model");
+		return NULL;
+	}
+	if (agent_started) {
+		snprintf(err, errlen,
+			 "snmp: an SNMP agent was already started in this "
+			 "process (net-snmp's agent is process-global and "
+			 "cannot be started twice)");
+		return NULL;
+	}
+	bool ipv6 = false;
+	if (check_options(o, &ipv6, err, errlen) != 0)
+		return NULL;
+
+	struct sim_snmp *s = xcalloc(1, sizeof *s);
+	s->t = t;
+	s->m = m;
+	s->ipv6 = ipv6;
+	s->address = xstrdup(o->address);
+	s->epfd = -1;
+	s->cache_gen = UINT64_MAX;
+	if (o->state_dir) {
+		s->state_dir = xstrdup(o->state_dir);
+		if (mkdir(s->state_dir, 0700) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "snmp: state dir %s: %s",
+				 s->state_dir, strerror(errno));
+			free(s->address);
+			free(s->state_dir);
+			free(s);
+			return NULL;
+		}
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		s->state_dir = xasprintf("%s/fabsim-snmp.XXXXXX",
+					 tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(s->state_dir)) {
+			snprintf(err, errlen,
+				 "snmp: cannot create a state "
+				 "dir in %s: %s",
+				 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+			free(s->address);
+			free(s->state_dir);
+			free(s);
+			return NULL;
+		}
+		s->own_state_dir = true;
+	}
+	s->n_nodes = sim_topo_n_nodes(t);
+	s->node_sw = xcalloc(s->n_nodes ? s->n_nodes : 1, sizeof *s->node_sw);
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		s->node_sw[i] = -1;
+		if (sim_topo_node(t, i)->kind != SIM_NODE_HOST)
+			s->n_sws++;
+	}
+	if (o->base_port && o->base_port + s->n_sws > 65536) {
+		snprintf(err, errlen,
+			 "snmp: base port %u + %zu switches exceeds 65535",
+			 o->base_port, s->n_sws);
+		goto fail_early;
+	}
+	s->sws = xcalloc(s->n_sws ? s->n_sws : 1, sizeof *s->sws);
+	size_t k = 0;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct sim_node *n = sim_topo_node(t, i);
+		if (n->kind == SIM_NODE_HOST)
+			continue;
+		struct sw *w = &s->sws[k];
+		w->s = s;
+		w->node = n;
+		w->silent_fd = -1;
+		w->sess_fd = -1;
+		w->port = o->base_port ? (int)(o->base_port + k) : 0;
+		w->fault = SIM_SCENARIO_TARGET_OK;
+		number_ports(w);
+		s->node_sw[i] = (int)k;
+		k++;
+	}
+	/* Fixed ports are tried before the library starts: it can start
+	   only once per process, so a busy port must fail before that. */
+	for (size_t i = 0; o->base_port && i < s->n_sws; i++) {
+		struct sw *w = &s->sws[i];
+		int rc = open_silent(s, w);
+		if (rc != 0) {
+			snprintf(err, errlen,
+				 "snmp: %s: cannot bind UDP port %d on %s: %s",
+				 w->node->name, w->port, s->address,
+				 strerror(-rc));
+			goto fail_early;
+		}
+		close(w->silent_fd);
+		w->silent_fd = -1;
+	}
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		snprintf(err, errlen, "snmp: epoll_create1: %s",
+			 strerror(errno));
+		goto fail_early;
+	}
+
+	agent_started = true;
+	init_library(s, o);
+	for (size_t i = 0; i < N(subtrees); i++) {
+		const struct subtree *st = &subtrees[i];
+		netsnmp_handler_registration *reg =
+		    netsnmp_create_handler_registration(st->name, handle,
+							st->root, st->root_len,
+							HANDLER_CAN_RONLY);
+		if (!reg) {
+			snprintf(err, errlen, "snmp: cannot register %s",
+				 st->name);
+			goto fail;
+		}
+		reg->handler->myvoid = (void *)st;
+		if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK) {
+			snprintf(err, errlen, "snmp: cannot register %s",
+				 st->name);
+			goto fail;
+		}
+		s->regs[i] = reg;
+	}
+	init_snmp(APP_NAME);
+	for (size_t i = 0; i < s->n_sws; i++)
+		if (open_session(s, &s->sws[i], err, errlen) != 0)
+			goto fail;
+	return s;
+
+fail:
+	sim_snmp_free(s);
+	return NULL;
+fail_early:
+	/* The library is untouched: undo by hand. */
+	if (s->epfd >= 0)
+		close(s->epfd);
+	for (size_t i = 0; s->sws && i < s->n_sws; i++)
+		free(s->sws[i].ports);
+	free(s->sws);
+	free(s->node_sw);
+	if (s->own_state_dir)
+		remove_tree(s->state_dir);
+	free(s->state_dir);
+	free(s->address);
+	free(s);
+	return NULL;
+}
+
+int sim_snmp_port(const struct sim_snmp *s, size_t node)
+{
+	if (!s || node >= s->n_nodes || s->node_sw[node] < 0)
+		return -1;
+	return s->sws[s->node_sw[node]].port;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void drain_silent(int fd)
+{
+	char buf[2048];
+	for (int i = 0; i < 64; i++)
+		if (recv(fd, buf, sizeof buf, MSG_DONTWAIT) < 0)
+			break;
+}
+
+int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
+{
+	s->gen++;
+	u_int before = snmp_get_statistic(STAT_SNMPOUTGETRESPONSES);
+	uint64_t deadline = mono_ns() + timeout_ns;
+	netsnmp_large_fd_set fds;
+	netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
+	struct epoll_event evs[MAX_EVENTS];
+	int rc = 0;
+	for (bool first = true;; first = false) {
+		uint64_t now = mono_ns();
+		if (!first && now >= deadline)
+			break;
+		/* Wake at least every second for net-snmp's alarms. */
+		int ms = 0;
+		if (now < deadline) {
+			uint64_t left = (deadline - now + 999999) / 1000000;
+			ms = left > 1000 ? 1000 : (int)left;
+		}
+		int n = epoll_wait(s->epfd, evs, MAX_EVENTS, ms);
+		if (n < 0) {
+			if (errno == EINTR)
+				break;
+			rc = -errno;
+			break;
+		}
+		bool any = false;
+		NETSNMP_LARGE_FD_ZERO(&fds);
+		for (int i = 0; i < n; i++) {
+			size_t swi = (size_t)evs[i].data.u64;
+			if (swi >= s->n_sws)
+				continue;
+			struct sw *w = &s->sws[swi];
+			if (w->silent_fd >= 0) {
+				drain_silent(w->silent_fd);
+			} else if (w->sess) {
+				NETSNMP_LARGE_FD_SET(w->sess_fd, &fds);
+				any = true;
+			}
+		}
+		if (any)
+			snmp_read2(&fds);
+		run_alarms();
+		netsnmp_check_outstanding_agent_requests();
+	}
+	netsnmp_large_fd_set_cleanup(&fds);
+	if (rc < 0)
+		return rc;
+	u_int after = snmp_get_statistic(STAT_SNMPOUTGETRESPONSES);
+	return (int)(after - before);
+}
+
+void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
+			enum sim_scenario_target fault)
+{
+	if (!s || node >= s->n_nodes || s->node_sw[node] < 0)
+		return;
+	struct sw *w = &s->sws[s->node_sw[node]];
+	if (w->fault == fault)
+		return;
+	close_session(s, w);
+	close_silent(s, w);
+	w->fault = fault;
+	char err[256];
+	int rc = 0;
+	switch (fault) {
+	case SIM_SCENARIO_TARGET_OK:
+		rc = open_session(s, w, err, sizeof err);
+		if (rc != 0)
+			log_warn("sim", "%s", err);
+		break;
+	case SIM_SCENARIO_TARGET_IS_SILENT:
+		rc = open_silent(s, w);
+		if (rc != 0)
+			log_warn("sim",
+				 "snmp: %s: cannot bind port %d to "
+				 "stay silent: %s",
+				 w->node->name, w->port, strerror(-rc));
+		break;
+	case SIM_SCENARIO_TARGET_REFUSES:
+		break;
+	}
+}
+
+void sim_snmp_free(struct sim_snmp *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_sws; i++) {
+		close_session(s, &s->sws[i]);
+		close_silent(s, &s->sws[i]);
+	}
+	for (size_t i = 0; i < N(subtrees); i++)
+		if (s->regs[i])
+			netsnmp_unregister_handler(s->regs[i]);
+	snmp_shutdown(APP_NAME);
+	shutdown_agent();
+	if (s->epfd >= 0)
+		close(s->epfd);
+	for (size_t i = 0; i < s->n_sws; i++)
+		free(s->sws[i].ports);
+	free(s->sws);
+	free(s->node_sw);
+	if (s->own_state_dir)
+		remove_tree(s->state_dir);
+	free(s->state_dir);
+	free(s->address);
+	free(s);
+}
