@@ -1,0 +1,658 @@
+/*
+ * sim_serve_gnmi: the switches of a simulated fabric as gNMI targets
+ * (see serve_gnmi.h).
+ *
+ * Leaves are containers, not one leaf per counter: a SONiC port is
+ * three JSON objects (port, queues, watchdog), an OpenConfig port a
+ * dozen (interface counters, oper-status, Ethernet counters, one per
+ * queue, Arista's one per priority). That keeps a 64-port switch at a
+ * few hundred leaves, so a thousand subscribed switches fit in memory
+ * and the target's per-leaf work stays small; the cost is formatting
+ * the JSON text, done once per publish into one reused buffer.
+ *
+ * Leaf handles are created on a switch's first publish (a switch
+ * nobody subscribes to has an empty tree) and kept in a flat array per
+ * switch, so a publish is: read the port from the model, format, set.
+ */
+#include "config.h"
+
+#include "serve_gnmi.h"
+
+#include "mem.h"
+#include "target.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_QUEUES 8
+#define NS_PER_S UINT64_C(1000000000)
+
+/* Per-port leaves of the OpenConfig flavours, in handle order. */
+enum {
+	OC_COUNTERS,
+	OC_OPER,
+	OC_ETH,
+	OC_QUEUE0,
+	OC_PRIO0 = OC_QUEUE0 + N_QUEUES, /* arista only */
+	OC_WD0 = OC_PRIO0 + SIM_MODEL_PRIOS,
+	OC_N = OC_WD0 + SIM_MODEL_PRIOS
+};
+/* SONiC: port object, Queues, Pfcwd. */
+enum { SN_PORT, SN_QUEUES, SN_PFCWD, SN_N };
+
+struct sw {
+	const struct sim_node *node;
+	struct gnmi_target *tgt;
+	enum sim_scenario_target fault;
+	struct gnmi_target_leaf **leaf; /* n_ports * per_port, lazily */
+	uint64_t *sig;			/* per port: hash of the last values */
+	unsigned per_port;
+};
+
+struct sim_serve_gnmi {
+	const struct sim_topo *topo;
+	struct gnmi_target_loop *loop;
+	struct sw *sw; /* one per switch, in node order */
+	size_t n_sw;
+	size_t *by_node; /* node id -> index in sw, SIZE_MAX for hosts */
+	uint8_t lossless;
+	char *buf; /* the JSON text being formatted */
+	size_t len, cap;
+	/* "SAI_PORT_STAT_PFC_3_RX_PKTS"...: [priority][field] */
+	char pfc_name[SIM_MODEL_PRIOS][5][48];
+};
+
+static const char *const pfc_suffix[5] = {
+	"_RX_PKTS",
+	"_TX_PKTS",
+	"_RX_PAUSE_DURATION_US",
+	"_TX_PAUSE_DURATION_US",
+	"_ON2OFF_RX_PKTS",
+};
+
+/* ---- A reused text buffer ---- */
+
+static void reserve(struct sim_serve_gnmi *g, size_t n)
+{
+	if (g->len + n + 1 <= g->cap)
+		return;
+	while (g->len + n + 1 > g->cap)
+		g->cap = g->cap ? g->cap * 2 : 4096;
+	g->buf = xrealloc(g->buf, g->cap);
+}
+
+static void put(struct sim_serve_gnmi *g, const char *s)
+{
+	size_t n = strlen(s);
+	reserve(g, n);
+	memcpy(g->buf + g->len, s, n + 1);
+	g->len += n;
+}
+
+/* Digits of v, no allocation, no printf: this runs 64k times a second. */
+static void put_u64(struct sim_serve_gnmi *g, uint64_t v)
+{
+	char tmp[24];
+	size_t i = sizeof tmp;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	reserve(g, sizeof tmp - i);
+	memcpy(g->buf + g->len, tmp + i, sizeof tmp - i);
+	g->len += sizeof tmp - i;
+	g->buf[g->len] = '\0';
+}
+
+/* "name":"v", with a comma before unless first: JSON_IETF writes
+ * 64-bit integers as strings (RFC 7951), as SONiC and EOS do. */
+static void field(struct sim_serve_gnmi *g, bool *first, const char *name,
+		  uint64_t v)
+{
+	put(g, *first ? "\"" : ",\"");
+	*first = false;
+	put(g, name);
+	put(g, "\":\"");
+	put_u64(g, v);
+	put(g, "\"");
+}
+
+static void begin(struct sim_serve_gnmi *g)
+{
+	g->len = 0;
+	reserve(g, 1);
+	g->buf[0] = '\0';
+}
+
+/* ---- Flavours ---- */
+
+const char *sim_serve_gnmi_profile(enum sim_flavour f)
+{
+	switch (f) {
+	case SIM_FLAVOUR_SONIC:
+		return "sonic";
+	case SIM_FLAVOUR_ARISTA:
+		return "arista";
+	case SIM_FLAVOUR_OPENCONFIG:
+		return "openconfig";
+	case SIM_FLAVOUR_MLX5:
+		break;
+	}
+	return NULL;
+}
+
+const char *sim_serve_gnmi_target(enum sim_flavour f)
+{
+	return f == SIM_FLAVOUR_SONIC ? "COUNTERS_DB" : NULL;
+}
+
+static const struct gnmi_target_model sonic_models[] = {
+	{ "sonic-db", "SONiC", "2.0.0" },
+	{ "sonic-port", "SONiC", "1.0.0" },
+	{ "sonic-queue", "SONiC", "1.0.0" },
+};
+static const struct gnmi_target_model arista_models[] = {
+	{ "openconfig-interfaces", "OpenConfig working group", "3.0.0" },
+	{ "openconfig-if-ethernet", "OpenConfig working group", "2.11.0" },
+	{ "openconfig-qos", "OpenConfig working group", "0.6.0" },
+	{ "openconfig-lldp", "OpenConfig working group", "0.2.1" },
+	{ "arista-intf-augments", "Arista Networks, Inc.", "1.6.0" },
+};
+static const struct gnmi_target_model oc_models[] = {
+	{ "openconfig-interfaces", "OpenConfig working group", "3.0.0" },
+	{ "openconfig-if-ethernet", "OpenConfig working group", "2.11.0" },
+	{ "openconfig-qos", "OpenConfig working group", "0.6.0" },
+	{ "openconfig-lldp", "OpenConfig working group", "0.2.1" },
+};
+
+void sim_serve_gnmi_options_init(struct sim_serve_gnmi_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->address = "127.0.0.1";
+}
+
+static void free_switches(struct sim_serve_gnmi *g)
+{
+	for (size_t i = 0; i < g->n_sw; i++) {
+		gnmi_target_free(g->sw[i].tgt);
+		free(g->sw[i].leaf);
+		free(g->sw[i].sig);
+	}
+}
+
+struct sim_serve_gnmi *
+sim_serve_gnmi_new(const struct sim_topo *t,
+		   const struct sim_serve_gnmi_options *o, char *err,
+		   size_t errlen)
+{
+	struct sim_serve_gnmi_options def;
+	if (!o) {
+		sim_serve_gnmi_options_init(&def);
+		o = &def;
+	}
+	const char *host = o->address ? o->address : "127.0.0.1";
+	bool v6 = strchr(host, ':') != NULL;
+	struct sim_serve_gnmi *g = xcalloc(1, sizeof *g);
+	g->topo = t;
+	g->lossless = sim_topo_lossless_mask(t);
+	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++)
+		for (unsigned k = 0; k < 5; k++)
+			snprintf(g->pfc_name[p][k], sizeof g->pfc_name[p][k],
+				 "SAI_PORT_STAT_PFC_%u%s", p, pfc_suffix[k]);
+	size_t nn = sim_topo_n_nodes(t);
+	g->by_node = xcalloc(nn ? nn : 1, sizeof *g->by_node);
+	g->sw = xcalloc(nn ? nn : 1, sizeof *g->sw);
+	g->loop = gnmi_target_loop_new();
+	if (!g->loop) {
+		snprintf(err, errlen, "cannot start the gNMI target thread");
+		goto fail;
+	}
+	for (size_t id = 0; id < nn; id++) {
+		const struct sim_node *n = sim_topo_node(t, id);
+		g->by_node[id] = SIZE_MAX;
+		if (n->kind == SIM_NODE_HOST)
+			continue;
+		struct gnmi_target_options to;
+		gnmi_target_options_init(&to);
+		char addr[128], terr[256];
+		unsigned port =
+		    o->base_port ? o->base_port + (unsigned)g->n_sw : 0;
+		if (port > 65535) {
+			snprintf(err, errlen,
+				 "gNMI port of %s would be %u, past 65535",
+				 n->name, port);
+			goto fail;
+		}
+		snprintf(addr, sizeof addr, v6 ? "[%s]:%u" : "%s:%u", host,
+			 port);
+		to.address = addr;
+		to.default_sample_interval_ns = NS_PER_S;
+		switch (n->flavour) {
+		case SIM_FLAVOUR_SONIC:
+			/* sonic-gnmi: JSON and JSON_IETF, DB paths refuse
+			 * intervals under a second. */
+			to.encodings =
+			    GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+			to.min_sample_interval_ns = NS_PER_S;
+			to.models = sonic_models;
+			to.n_models =
+			    sizeof sonic_models / sizeof sonic_models[0];
+			break;
+		case SIM_FLAVOUR_ARISTA:
+			to.encodings =
+			    GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+			to.models = arista_models;
+			to.n_models =
+			    sizeof arista_models / sizeof arista_models[0];
+			break;
+		default:
+			to.encodings =
+			    GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+			to.models = oc_models;
+			to.n_models = sizeof oc_models / sizeof oc_models[0];
+			break;
+		}
+		struct sw *s = &g->sw[g->n_sw];
+		s->node = n;
+		s->per_port = n->flavour == SIM_FLAVOUR_SONIC ? SN_N : OC_N;
+		s->tgt = gnmi_target_new(g->loop, &to, terr, sizeof terr);
+		if (!s->tgt) {
+			snprintf(err, errlen, "gNMI target of %s on %s: %s",
+				 n->name, addr, terr);
+			goto fail;
+		}
+		g->by_node[id] = g->n_sw++;
+	}
+	return g;
+fail:
+	sim_serve_gnmi_free(g);
+	return NULL;
+}
+
+void sim_serve_gnmi_free(struct sim_serve_gnmi *g)
+{
+	if (!g)
+		return;
+	free_switches(g);
+	gnmi_target_loop_free(g->loop);
+	free(g->sw);
+	free(g->by_node);
+	free(g->buf);
+	free(g);
+}
+
+static struct sw *sw_of(const struct sim_serve_gnmi *g, size_t node)
+{
+	if (node >= sim_topo_n_nodes(g->topo) || g->by_node[node] == SIZE_MAX)
+		return NULL;
+	return &g->sw[g->by_node[node]];
+}
+
+int sim_serve_gnmi_port(const struct sim_serve_gnmi *g, size_t node)
+{
+	const struct sw *s = sw_of(g, node);
+	return s ? gnmi_target_port(s->tgt) : -1;
+}
+
+size_t sim_serve_gnmi_streams(const struct sim_serve_gnmi *g, size_t node)
+{
+	const struct sw *s = sw_of(g, node);
+	return s ? gnmi_target_stream_count(s->tgt) : 0;
+}
+
+enum sim_scenario_target sim_serve_gnmi_fault(const struct sim_serve_gnmi *g,
+					      size_t node)
+{
+	const struct sw *s = sw_of(g, node);
+	return s ? s->fault : SIM_SCENARIO_TARGET_OK;
+}
+
+int sim_serve_gnmi_set_fault(struct sim_serve_gnmi *g, size_t node,
+			     enum sim_scenario_target fault)
+{
+	struct sw *s = sw_of(g, node);
+	int rc = 0;
+	if (!s)
+		return -EINVAL;
+	if (s->fault == fault)
+		return 0;
+	/* Leave the old fault, then enter the new one. */
+	if (s->fault == SIM_SCENARIO_TARGET_IS_SILENT)
+		gnmi_target_set_silent(s->tgt, false);
+	else if (s->fault == SIM_SCENARIO_TARGET_REFUSES)
+		rc = gnmi_target_start(s->tgt);
+	if (rc && rc != -EALREADY)
+		return rc;
+	rc = 0;
+	if (fault == SIM_SCENARIO_TARGET_IS_SILENT)
+		gnmi_target_set_silent(s->tgt, true);
+	else if (fault == SIM_SCENARIO_TARGET_REFUSES)
+		rc = gnmi_target_stop(s->tgt);
+	if (rc == -EALREADY)
+		rc = 0;
+	s->fault = fault;
+	return rc;
+}
+
+/* ---- Leaves ---- */
+
+static struct gnmi_target_leaf *leaf_at(struct sw *s, size_t port, unsigned k,
+					const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The handle of leaf k of port (port index on the switch), made from
+ * the path fmt on first use. */
+static struct gnmi_target_leaf *leaf_at(struct sw *s, size_t port, unsigned k,
+					const char *fmt, ...)
+{
+	struct gnmi_target_leaf **slot = &s->leaf[port * s->per_port + k];
+	if (!*slot) {
+		char path[512];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(path, sizeof path, fmt, ap);
+		va_end(ap);
+		*slot = gnmi_target_leaf(s->tgt, path);
+	}
+	return *slot;
+}
+
+/* What never changes: SONiC's port name map, the LLDP neighbours. */
+static void publish_static(struct sim_serve_gnmi *g, struct sw *s)
+{
+	const struct sim_node *n = s->node;
+	if (n->flavour == SIM_FLAVOUR_SONIC) {
+		begin(g);
+		put(g, "{");
+		for (size_t i = 0; i < n->n_ports; i++) {
+			char oid[64];
+			snprintf(oid, sizeof oid, "\"oid:0x%llx\"",
+				 0x1000000000002ull + n->ports[i].index);
+			put(g, i ? ",\"" : "\"");
+			put(g, n->ports[i].name);
+			put(g, "\":");
+			put(g, oid);
+		}
+		put(g, "}");
+		gnmi_target_set_json(s->tgt, "COUNTERS_PORT_NAME_MAP", g->buf);
+		return;
+	}
+	for (size_t i = 0; i < n->n_ports; i++) {
+		const struct sim_port *p = &n->ports[i];
+		if (!p->peer)
+			continue;
+		char path[512];
+		begin(g);
+		put(g, "{\"system-name\":\"");
+		put(g, p->peer->node->name);
+		put(g, "\",\"chassis-id\":\"");
+		put(g, p->peer->node->chassis_id);
+		put(g, "\",\"chassis-id-type\":\"MAC_ADDRESS\",\"port-id\":\"");
+		put(g, p->peer->port_id);
+		put(g, p->peer->port_id_subtype == SIM_LLDP_PORT_MAC
+			   ? "\",\"port-id-type\":\"MAC_ADDRESS\""
+			   : "\",\"port-id-type\":\"INTERFACE_NAME\"");
+		put(g, ",\"port-description\":\"");
+		put(g, p->peer->port_desc);
+		put(g, "\"}");
+		snprintf(path, sizeof path,
+			 "/lldp/interfaces/interface[name=%s]/neighbors/"
+			 "neighbor[id=%s]/state",
+			 p->name, p->peer->node->chassis_id);
+		gnmi_target_set_json(s->tgt, path, g->buf);
+	}
+}
+
+static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
+			       const struct sim_model_switch_port *c,
+			       bool first_time)
+{
+	const char *name = s->node->ports[i].name;
+	bool first = true;
+	begin(g);
+	put(g, "{");
+	field(g, &first, "SAI_PORT_STAT_IF_IN_OCTETS", c->in_octets);
+	field(g, &first, "SAI_PORT_STAT_IF_IN_UCAST_PKTS", c->in_packets);
+	field(g, &first, "SAI_PORT_STAT_IF_IN_DISCARDS", c->in_discards);
+	field(g, &first, "SAI_PORT_STAT_IF_IN_ERRORS", 0);
+	field(g, &first, "SAI_PORT_STAT_IF_OUT_OCTETS", c->out_octets);
+	field(g, &first, "SAI_PORT_STAT_IF_OUT_UCAST_PKTS", c->out_packets);
+	field(g, &first, "SAI_PORT_STAT_IF_OUT_DISCARDS", c->out_discards);
+	field(g, &first, "SAI_PORT_STAT_IF_OUT_ERRORS", 0);
+	field(g, &first, "SAI_PORT_STAT_PAUSE_RX_PKTS", 0);
+	field(g, &first, "SAI_PORT_STAT_PAUSE_TX_PKTS", 0);
+	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
+		const struct sim_model_switch_prio *q = &c->prio[p];
+		field(g, &first, g->pfc_name[p][0], q->pfc_rx_frames);
+		field(g, &first, g->pfc_name[p][1], q->pfc_tx_frames);
+		field(g, &first, g->pfc_name[p][2], q->pfc_rx_pause_us);
+		field(g, &first, g->pfc_name[p][3], q->pfc_tx_pause_us);
+		field(g, &first, g->pfc_name[p][4], q->pfc_rx_transitions);
+	}
+	put(g, "}");
+	gnmi_target_leaf_set_json(leaf_at(s, i, SN_PORT, "COUNTERS/%s", name),
+				  g->buf);
+
+	begin(g);
+	put(g, "{");
+	for (unsigned p = 0; p < N_QUEUES; p++) {
+		const struct sim_model_switch_prio *q = &c->prio[p];
+		char key[96];
+		snprintf(key, sizeof key, "%s\"%s:%u\":{", p ? "," : "", name,
+			 p);
+		put(g, key);
+		first = true;
+		field(g, &first, "SAI_QUEUE_STAT_PACKETS", q->tx_packets);
+		field(g, &first, "SAI_QUEUE_STAT_BYTES", q->tx_bytes);
+		field(g, &first, "SAI_QUEUE_STAT_DROPPED_PACKETS",
+		      q->queue_drops);
+		field(g, &first, "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS",
+		      q->ecn_marked);
+		field(g, &first, "SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES",
+		      q->occupancy_bytes);
+		field(g, &first, "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES",
+		      q->watermark_bytes);
+		put(g, "}");
+	}
+	put(g, "}");
+	gnmi_target_leaf_set_json(
+	    leaf_at(s, i, SN_QUEUES, "COUNTERS/%s/Queues", name), g->buf);
+
+	if (!first_time || !g->lossless)
+		return;
+	/* The watchdog's entries for the lossless queues: the model has
+	 * no watchdog, so it is operational and has never fired. */
+	begin(g);
+	put(g, "{");
+	bool any = false;
+	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
+		if (!(g->lossless & (1u << p)))
+			continue;
+		char key[96];
+		snprintf(key, sizeof key, "%s\"%s:%u\":{", any ? "," : "", name,
+			 p);
+		any = true;
+		put(g, key);
+		put(g, "\"PFC_WD_ACTION\":\"drop\",\"PFC_WD_DETECTION_TIME\":"
+		       "\"200000\",\"PFC_WD_RESTORATION_TIME\":\"200000\","
+		       "\"PFC_WD_STATUS\":\"operational\"");
+		first = false;
+		field(g, &first, "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", 0);
+		field(g, &first, "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", 0);
+		field(g, &first, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS", 0);
+		field(g, &first, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS", 0);
+		put(g, "}");
+	}
+	put(g, "}");
+	gnmi_target_leaf_set_json(
+	    leaf_at(s, i, SN_PFCWD, "COUNTERS/%s/Pfcwd", name), g->buf);
+}
+
+static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
+			    const struct sim_model_switch_port *c,
+			    bool first_time)
+{
+	const char *name = s->node->ports[i].name;
+	bool arista = s->node->flavour == SIM_FLAVOUR_ARISTA;
+	bool first = true;
+	uint64_t in_pkts = c->in_packets, out_pkts = c->out_packets;
+
+	begin(g);
+	put(g, "{");
+	field(g, &first, "in-octets", c->in_octets);
+	field(g, &first, "in-pkts", in_pkts);
+	field(g, &first, "in-unicast-pkts", in_pkts);
+	field(g, &first, "in-discards", c->in_discards);
+	field(g, &first, "in-errors", 0);
+	field(g, &first, "out-octets", c->out_octets);
+	field(g, &first, "out-pkts", out_pkts);
+	field(g, &first, "out-unicast-pkts", out_pkts);
+	field(g, &first, "out-discards", c->out_discards);
+	field(g, &first, "out-errors", 0);
+	field(g, &first, "carrier-transitions",
+	      c->link_up_events + c->link_down_events);
+	put(g, "}");
+	gnmi_target_leaf_set_json(
+	    leaf_at(s, i, OC_COUNTERS,
+		    "/interfaces/interface[name=%s]/state/counters", name),
+	    g->buf);
+	gnmi_target_leaf_set_string(
+	    leaf_at(s, i, OC_OPER,
+		    "/interfaces/interface[name=%s]/state/oper-status", name),
+	    c->link_up ? "UP" : "DOWN");
+
+	/* No 802.3x pause in a RoCE fabric: these never change. */
+	if (first_time) {
+		begin(g);
+		first = true;
+		put(g, "{");
+		field(g, &first, "in-mac-pause-frames", 0);
+		field(g, &first, "out-mac-pause-frames", 0);
+		field(g, &first, "in-mac-control-frames", 0);
+		field(g, &first, "out-mac-control-frames", 0);
+		put(g, "}");
+		gnmi_target_leaf_set_json(
+		    leaf_at(s, i, OC_ETH,
+			    "/interfaces/interface[name=%s]/ethernet/state/"
+			    "counters",
+			    name),
+		    g->buf);
+	}
+
+	for (unsigned p = 0; p < N_QUEUES; p++) {
+		const struct sim_model_switch_prio *q = &c->prio[p];
+		begin(g);
+		first = true;
+		put(g, "{\"name\":\"");
+		put_u64(g, p);
+		put(g, "\"");
+		first = false;
+		field(g, &first, "transmit-pkts", q->tx_packets);
+		field(g, &first, "transmit-octets", q->tx_bytes);
+		field(g, &first, "dropped-pkts", q->queue_drops);
+		field(g, &first, "ecn-marked-pkts", q->ecn_marked);
+		if (!arista) /* EOS does not support it */
+			field(g, &first, "max-queue-len", q->watermark_bytes);
+		put(g, "}");
+		gnmi_target_leaf_set_json(
+		    leaf_at(s, i, OC_QUEUE0 + p,
+			    "/qos/interfaces/interface[interface-id=%s]/"
+			    "output/queues/queue[name=%u]/state",
+			    name, p),
+		    g->buf);
+	}
+	if (!arista)
+		return;
+	/* Arista's PFC augments: pfc-on-total-rx-time in nanoseconds. */
+	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
+		const struct sim_model_switch_prio *q = &c->prio[p];
+		begin(g);
+		put(g, "{\"index\":");
+		put_u64(g, p);
+		first = false;
+		field(g, &first, "in-frames", q->pfc_rx_frames);
+		field(g, &first, "out-frames", q->pfc_tx_frames);
+		field(g, &first, "pfc-on-total-rx-time",
+		      q->pfc_rx_pause_us * 1000);
+		field(g, &first, "rx-transitions", q->pfc_rx_transitions);
+		field(g, &first, "dropped-pkts", q->pg_drops);
+		put(g, "}");
+		gnmi_target_leaf_set_json(
+		    leaf_at(s, i, OC_PRIO0 + p,
+			    "/interfaces/interface[name=%s]/ethernet/pfc/"
+			    "priorities/priority[index=%u]/state",
+			    name, p),
+		    g->buf);
+		if (!first_time || !(g->lossless & (1u << p)))
+			continue;
+		begin(g);
+		put(g, "{\"index\":");
+		put_u64(g, p);
+		put(g, ",\"queue-type\":\"UNICAST\"");
+		first = false;
+		field(g, &first, "stuck-count", 0);
+		field(g, &first, "recovery-count", 0);
+		put(g, "}");
+		gnmi_target_leaf_set_json(
+		    leaf_at(s, i, OC_WD0 + p,
+			    "/interfaces/interface[name=%s]/ethernet/pfc/"
+			    "watchdog/tx-queues/tx-queue[index=%u]/state",
+			    name, p),
+		    g->buf);
+	}
+}
+
+/* FNV-1a over the words of a port's counters (zeroed first, so the
+ * padding is too). */
+static uint64_t signature(const struct sim_model_switch_port *c)
+{
+	uint64_t h = 14695981039346656037ull, w;
+	const unsigned char *p = (const unsigned char *)c;
+	for (size_t k = 0; k + 8 <= sizeof *c; k += 8) {
+		memcpy(&w, p + k, 8);
+		h = (h ^ w) * 1099511628211ull;
+	}
+	return h;
+}
+
+size_t sim_serve_gnmi_publish(struct sim_serve_gnmi *g,
+			      const struct sim_model *m, int64_t ts_ns,
+			      bool all)
+{
+	size_t done = 0;
+	for (size_t k = 0; k < g->n_sw; k++) {
+		struct sw *s = &g->sw[k];
+		if (!all && gnmi_target_stream_count(s->tgt) == 0)
+			continue;
+		bool first_time = !s->leaf;
+		if (first_time) {
+			size_t n = s->node->n_ports * s->per_port;
+			s->leaf = xcalloc(n ? n : 1, sizeof *s->leaf);
+			s->sig = xcalloc(s->node->n_ports + 1, sizeof *s->sig);
+			publish_static(g, s);
+		}
+		for (size_t i = 0; i < s->node->n_ports; i++) {
+			struct sim_model_switch_port c;
+			memset(&c, 0, sizeof c);
+			if (sim_model_read_switch_port(m, s->node->ports[i].id,
+						       &c))
+				continue;
+			/* A port whose counters did not move keeps its
+			 * leaves: the targets sample them as they are. */
+			uint64_t h = signature(&c);
+			if (!first_time && h == s->sig[i])
+				continue;
+			s->sig[i] = h;
+			if (s->node->flavour == SIM_FLAVOUR_SONIC)
+				publish_sonic_port(g, s, i, &c, first_time);
+			else
+				publish_oc_port(g, s, i, &c, first_time);
+		}
+		gnmi_target_tick(s->tgt, ts_ns);
+		done++;
+	}
+	return done;
+}

@@ -1,0 +1,95 @@
+/*
+ * sim_serve_gnmi: every simulated switch of a fabric as a gNMI target
+ * on its own loopback port, serving the paths and encodings its
+ * flavour's profile (etc/profiles/{sonic,arista,openconfig}.yaml) reads:
+ *
+ *   sonic       prefix target COUNTERS_DB, JSON_IETF objects of decimal
+ *               strings: COUNTERS/<port> (SAI_PORT_STAT_*, PFC per
+ *               priority with pause durations in us), COUNTERS/<port>/
+ *               Queues ("<port>:<q>" SAI_QUEUE_STAT_*), COUNTERS/<port>/
+ *               Pfcwd (lossless queues), COUNTERS_PORT_NAME_MAP;
+ *               sample intervals under 1 s are refused, as sonic-gnmi
+ *               does.
+ *   arista      OpenConfig interface, Ethernet and QoS queue containers
+ *               plus Arista's PFC augments (pfc-on-total-rx-time in ns)
+ *               and the LLDP neighbour table, as JSON_IETF containers.
+ *   openconfig  the same without the PFC augments.
+ *
+ * Values come from sim_model_read_switch_port() in the units each real
+ * device reports. A switch is published (its counters read from the
+ * model and its leaves set and ticked) only while a client has a
+ * stream open on it, so idle switches cost nothing but their listener.
+ *
+ * Threads. The targets run on one gnmi_target_loop thread of their own.
+ * sim_serve_gnmi_publish() reads the model, so it runs on the model's
+ * thread; the other calls may come from that thread too (the fault
+ * calls block for up to a second while gRPC closes a listener).
+ *
+ * Ownership. The topology is borrowed and must outlive the server.
+ */
+#ifndef FABMON_SIM_SERVE_GNMI_H
+#define FABMON_SIM_SERVE_GNMI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "scenario.h"
+#include "topo.h"
+
+struct sim_serve_gnmi_options {
+	const char *address; /* host to bind: "127.0.0.1" (default), "::1" */
+	/* 0: every switch on a port the kernel picks; else base + the
+	 * switch's position among the switches (spines, then leaves). */
+	unsigned base_port;
+};
+
+void sim_serve_gnmi_options_init(struct sim_serve_gnmi_options *o);
+
+struct sim_serve_gnmi;
+
+/*
+ * Starts one target per switch of t. NULL with a one-line message in
+ * err if a port cannot be bound (naming the switch and the address).
+ */
+struct sim_serve_gnmi *
+sim_serve_gnmi_new(const struct sim_topo *t,
+		   const struct sim_serve_gnmi_options *o, char *err,
+		   size_t errlen);
+/* Stops every target; NULL is a no-op. */
+void sim_serve_gnmi_free(struct sim_serve_gnmi *g);
+
+/* The TCP port of switch node (a node id); -1 for hosts. */
+int sim_serve_gnmi_port(const struct sim_serve_gnmi *g, size_t node);
+
+/* Open Subscribe streams on switch node (0 for hosts). */
+size_t sim_serve_gnmi_streams(const struct sim_serve_gnmi *g, size_t node);
+
+/*
+ * Reads the counters of every switch that has a stream open (every
+ * switch if all) from m and publishes them with timestamp ts_ns (ns
+ * since the epoch). Returns the number of switches published. Model
+ * thread only.
+ */
+size_t sim_serve_gnmi_publish(struct sim_serve_gnmi *g,
+			      const struct sim_model *m, int64_t ts_ns,
+			      bool all);
+
+/*
+ * Makes switch node's target behave: OK serves, IS_SILENT keeps
+ * streams open and sends nothing, REFUSES closes the listener and ends
+ * every call, so clients see connections refused. 0 or a negative
+ * errno (the listener could not be reopened).
+ */
+int sim_serve_gnmi_set_fault(struct sim_serve_gnmi *g, size_t node,
+			     enum sim_scenario_target fault);
+enum sim_scenario_target sim_serve_gnmi_fault(const struct sim_serve_gnmi *g,
+					      size_t node);
+
+/* The profile a switch of flavour f is read with ("sonic"...), and its
+ * prefix target ("COUNTERS_DB", or NULL). */
+const char *sim_serve_gnmi_profile(enum sim_flavour f);
+const char *sim_serve_gnmi_target(enum sim_flavour f);
+
+#endif
