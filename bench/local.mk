@@ -9,3 +9,12 @@ bench_gnmi_ingest_SOURCES = bench/gnmi_ingest.c
 bench_gnmi_ingest_CFLAGS = $(AM_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
 bench_gnmi_ingest_LDADD = libgnmi_target.a $(FABMON_LIBS)
 $(bench_gnmi_ingest_OBJECTS): proto/protoc.stamp
+# fabsim's embedded SNMP agent polled as a 992-switch fabric (figures).
+noinst_PROGRAMS += bench/bench_sim_snmp
+bench_bench_sim_snmp_SOURCES = bench/bench_sim_snmp.c
+bench_bench_sim_snmp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+bench_bench_sim_snmp_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(NETSNMP_LIBS) \
+	$(FABMON_LIBS)
+# fabsim at a thousand switches subscribed by fabmond (a script: it runs
+# both programs; prints figures).
+EXTRA_DIST += bench/bench_fabsim_scale.sh

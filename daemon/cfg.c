@@ -17,6 +17,8 @@
 
 #include "cfg.h"
 
+#include "cfg_rules.h"
+
 #include "log.h"
 #include "mem.h"
 #include "ytree.h"
@@ -1006,13 +1008,80 @@ enum {
 	NIC_K_SYSFS,
 	NIC_K_ETHTOOL,
 	NIC_K_INTERVAL,
+	NIC_K_HOSTS,
 	NIC_K_N
 };
 static const char *const nic_keys[NIC_K_N] = {
 	[NIC_K_ENABLED] = "enabled",   [NIC_K_DEVICE] = "device",
 	[NIC_K_SYSFS] = "sysfs_root",  [NIC_K_ETHTOOL] = "ethtool_dir",
-	[NIC_K_INTERVAL] = "interval",
+	[NIC_K_INTERVAL] = "interval", [NIC_K_HOSTS] = "hosts",
 };
+
+enum { NICH_K_DEVICE, NICH_K_SYSFS, NICH_K_ETHTOOL, NICH_K_N };
+static const char *const nic_host_keys[NICH_K_N] = {
+	[NICH_K_DEVICE] = "device",
+	[NICH_K_SYSFS] = "sysfs_root",
+	[NICH_K_ETHTOOL] = "ethtool_dir",
+};
+
+static int parse_nic_host(struct ytree_ctx *x, struct cfg_nic_host *h,
+			  const struct ytree_node *n,
+			  const struct ytree_node **name)
+{
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, nic_host_keys, NICH_K_N, &f);
+	if (rc || (rc = ytree_need(x, &f, NICH_K_DEVICE)) ||
+	    (rc = ytree_need(x, &f, NICH_K_SYSFS)) ||
+	    (rc = ytree_opt_str(x, &f, NICH_K_DEVICE, &h->device)))
+		return rc;
+	size_t saved = ytree_path_key(x, "device");
+	if ((rc = want_name(x, f.val[NICH_K_DEVICE])))
+		return rc;
+	ytree_path_cut(x, saved);
+	*name = f.val[NICH_K_DEVICE];
+	if ((rc = ytree_opt_str(x, &f, NICH_K_SYSFS, &h->sysfs_root)) ||
+	    (rc = ytree_opt_str(x, &f, NICH_K_ETHTOOL, &h->ethtool_dir)))
+		return rc;
+	if (h->sysfs_root[0] == '\0')
+		return ytree_fail_key(x, &f, NICH_K_SYSFS, "must not be empty");
+	if (h->ethtool_dir && h->ethtool_dir[0] == '\0')
+		return ytree_fail_key(x, &f, NICH_K_ETHTOOL,
+				      "must not be empty");
+	return 0;
+}
+
+/* nic.hosts: a list of hosts with unique device labels. */
+static int parse_nic_hosts(struct ytree_ctx *x, struct cfg_nic *nic,
+			   const struct ytree_node *n)
+{
+	size_t count;
+	int rc = ytree_want_seq(x, n, &count);
+	if (rc)
+		return rc;
+	if (count == 0)
+		return ytree_fail(x, n, "needs at least one host");
+	const struct ytree_node **names = xcalloc(count, sizeof *names);
+	nic->hosts = xcalloc(count, sizeof *nic->hosts);
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		size_t saved = ytree_path_index(x, i);
+		nic->n_hosts++;
+		rc = parse_nic_host(x, &nic->hosts[i], n->kids[i], &names[i]);
+		for (size_t j = 0; j < i && rc == 0; j++) {
+			if (strcmp(names[j]->str, names[i]->str) != 0)
+				continue;
+			ytree_path_key(x, "device");
+			rc = ytree_fail(x, names[i],
+					"duplicate nic host \"%s\" (first at "
+					"%u:%u)",
+					names[i]->str, names[j]->line,
+					names[j]->col);
+		}
+		if (rc == 0)
+			ytree_path_cut(x, saved);
+	}
+	free(names);
+	return rc;
+}
 
 static int parse_nic(struct ytree_ctx *x, struct cfg *c,
 		     const struct ytree_node *n)
@@ -1041,23 +1110,24 @@ static int parse_nic(struct ytree_ctx *x, struct cfg *c,
 	if (nic->ethtool_dir && nic->ethtool_dir[0] == '\0')
 		return ytree_fail_key(x, &f, NIC_K_ETHTOOL,
 				      "must not be empty");
+	if (!f.val[NIC_K_HOSTS])
+		return 0;
+	/* The list form names every tree itself: a single-host key next
+	 * to it would be silently ignored, so it is refused. */
+	static const size_t single[] = { NIC_K_DEVICE, NIC_K_SYSFS,
+					 NIC_K_ETHTOOL };
+	for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+		if (f.val[single[i]])
+			return ytree_fail_key(
+			    x, &f, single[i],
+			    "not allowed with hosts (set it per host)");
+	size_t saved = ytree_path_key(x, "hosts");
+	if ((rc = parse_nic_hosts(x, nic, f.val[NIC_K_HOSTS])))
+		return rc;
+	ytree_path_cut(x, saved);
+	if (!f.val[NIC_K_ENABLED])
+		nic->enabled = true;
 	return 0;
-}
-
-enum { RULES_K_TICK, RULES_K_N };
-static const char *const rules_keys[RULES_K_N] = {
-	[RULES_K_TICK] = "tick",
-};
-
-static int parse_rules(struct ytree_ctx *x, struct cfg *c,
-		       const struct ytree_node *n)
-{
-	struct ytree_fields f;
-	int rc = ytree_fields_get(x, n, rules_keys, RULES_K_N, &f);
-	if (rc == 0)
-		rc = ytree_opt_duration(x, &f, RULES_K_TICK, INTERVAL_MIN,
-					INTERVAL_MAX, true, &c->rules.tick_ns);
-	return rc;
 }
 
 enum {
@@ -1070,6 +1140,7 @@ enum {
 	TOP_K_TARGETS,
 	TOP_K_NIC,
 	TOP_K_RULES,
+	TOP_K_TOPOLOGY,
 	TOP_K_GNMI,
 	TOP_K_PROFILES_DIR,
 	TOP_K_N
@@ -1084,6 +1155,7 @@ static const char *const top_keys[TOP_K_N] = {
 	[TOP_K_TARGETS] = "targets",
 	[TOP_K_NIC] = "nic",
 	[TOP_K_RULES] = "rules",
+	[TOP_K_TOPOLOGY] = "topology",
 	[TOP_K_GNMI] = "gnmi",
 	[TOP_K_PROFILES_DIR] = "profiles_dir",
 };
@@ -1128,7 +1200,8 @@ static int parse_top(struct ytree_ctx *x, struct cfg *c,
 	    (rc = section(x, &f, TOP_K_HTTP, c, parse_http)) ||
 	    (rc = section(x, &f, TOP_K_TARGETS, c, parse_targets)) ||
 	    (rc = section(x, &f, TOP_K_NIC, c, parse_nic)) ||
-	    (rc = section(x, &f, TOP_K_RULES, c, parse_rules)) ||
+	    (rc = section(x, &f, TOP_K_RULES, c, cfg_parse_rules)) ||
+	    (rc = section(x, &f, TOP_K_TOPOLOGY, c, cfg_parse_topology)) ||
 	    (rc = section(x, &f, TOP_K_GNMI, c, parse_gnmi_collector)) ||
 	    (rc = section(x, &f, TOP_K_PROFILES_DIR, c, parse_profiles_dir)))
 		return rc;
@@ -1166,6 +1239,7 @@ static struct cfg *cfg_new_defaults(void)
 	c->log_level = -1;
 	c->store_ring = 64;
 	c->store_stale_intervals = 5;
+	cfg_rules_defaults(c);
 	c->nic.device = host_name();
 	c->nic.sysfs_root = xstrdup("/sys");
 	return c;
@@ -1352,7 +1426,14 @@ void cfg_free(struct cfg *c)
 	free(c->nic.device);
 	free(c->nic.sysfs_root);
 	free(c->nic.ethtool_dir);
+	for (size_t i = 0; i < c->nic.n_hosts; i++) {
+		free(c->nic.hosts[i].device);
+		free(c->nic.hosts[i].sysfs_root);
+		free(c->nic.hosts[i].ethtool_dir);
+	}
+	free(c->nic.hosts);
 	free(c->profiles_dir);
+	cfg_topology_free(&c->topology);
 	free(c);
 }
 

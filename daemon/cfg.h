@@ -108,6 +108,21 @@ struct cfg_target {
 	struct cfg_snmp *snmp; /* NULL if absent */
 };
 
+/* One host of the nic section's list form (simulation, tests): a
+ * device label with its own sysfs tree and ethtool files. */
+struct cfg_nic_host {
+	char *device;	   /* device label; unique in the list */
+	char *sysfs_root;  /* required */
+	char *ethtool_dir; /* NULL: the SIOCETHTOOL ioctl */
+};
+
+/*
+ * The NIC collector. Either the single-host form (device, sysfs_root,
+ * ethtool_dir: this machine) or the list form (hosts: each a device
+ * with its own trees, as fabsim writes them); a hosts list turns the
+ * collector on unless enabled is false, and the single-host keys are
+ * errors next to it.
+ */
 struct cfg_nic {
 	bool enabled;
 	char *device;	      /* device label (default: the host name) */
@@ -115,10 +130,61 @@ struct cfg_nic {
 	char *ethtool_dir;    /* plain-file ethtool stats (tests, fabsim); NULL:
 				 ioctl */
 	uint64_t interval_ns; /* 0: the global interval */
+	struct cfg_nic_host *hosts; /* list form; NULL with n_hosts 0 */
+	size_t n_hosts;
 };
 
+/*
+ * The rule engine (rules: section; defaults and rationale in
+ * fabmon.yaml(5) and doc/rules.md). Ratios are fractions of time in
+ * [0, 1]; durations in ns.
+ */
 struct cfg_rules {
-	uint64_t tick_ns; /* 0: the shortest sample interval */
+	uint64_t tick_ns;  /* 0: the shortest sample interval (>= 100 ms) */
+	uint64_t clear_ns; /* quiet time before an incident resolves */
+	unsigned keep_resolved;	 /* resolved incidents kept for the API */
+	double pause_ratio;	 /* an edge of the pause graph */
+	double storm_ratio;	 /* a storm's origin keeps its peer paused */
+	uint64_t storm_for_ns;	 /* detection time of a storm */
+	unsigned spreading_hops; /* pause tree depth that is spreading */
+	uint64_t spreading_for_ns;
+	uint64_t deadlock_for_ns;
+	double deadlock_progress; /* tx packets/s below which a member of a
+				     cycle makes no progress */
+	unsigned incast_senders;  /* senders handling CNPs at once */
+	double incast_min_cnp;	  /* CNPs/s the receiver must send */
+	uint64_t incast_for_ns;
+	uint64_t drop_for_ns;
+	uint64_t lossy_pause_for_ns;
+	double ecn_pause_ratio; /* pausing at which ECN must have marked */
+	uint64_t ecn_after_pfc_for_ns;
+	double ecn_min_ce; /* CE packets/s that need CNPs */
+	uint64_t ecn_without_cnp_for_ns;
+	unsigned flap_count; /* link-down events in flap_window */
+	uint64_t flap_window_ns;
+	uint64_t silent_for_ns; /* no data from a target for this long */
+};
+
+/* A static link of the topology: section. */
+struct cfg_link {
+	char *a_device, *a_port;
+	char *b_device, *b_port;
+};
+
+/* A declared rail: its leaves and the NIC port names on it. */
+struct cfg_rail {
+	char **leaves;
+	size_t n_leaves;
+	char **nics; /* default: "mlx5_<k>" for rail k */
+	size_t n_nics;
+};
+
+struct cfg_topology {
+	struct cfg_link *links;
+	size_t n_links;
+	struct cfg_rail *rails;
+	size_t n_rails;
+	uint64_t lldp_ttl_ns; /* LLDP neighbours age out after this */
 };
 
 /* The gNMI collector as a whole (top-level "gnmi:" section). */
@@ -145,6 +211,7 @@ struct cfg {
 	size_t n_targets;
 	struct cfg_nic nic;
 	struct cfg_rules rules;
+	struct cfg_topology topology;
 	struct cfg_gnmi_collector gnmi;
 	char *profiles_dir; /* where profile files are looked up */
 };

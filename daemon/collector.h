@@ -15,11 +15,15 @@
 
 #include "cfg.h"
 #include "health.h"
+#include "links.h"
 #include "store.h"
 
+/* links: where collectors report LLDP neighbours and NIC MACs
+ * (links_report_lldp, links_set_nic_mac); may be NULL in tests. */
 struct collector_env {
 	struct store *store;
 	struct health *health;
+	struct links *links;
 };
 
 struct collector_ops {

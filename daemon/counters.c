@@ -50,6 +50,12 @@ static const struct fm_counter_info table[FM_C__COUNT] = {
 	ROW(FM_C_PAUSE_TX_FRAMES, "pause_tx_frames",
 	    "fabmon_link_pause_frames_total", "frames", COUNTER, NONE, TX,
 	    NULL),
+	ROW(FM_C_PFC_PORT_RX_FRAMES, "pfc_port_rx_frames",
+	    "fabmon_port_pfc_frames_total", "frames", COUNTER, NONE, RX,
+	    "PFC frames received (rx) or sent (tx) by the port, all "
+	    "priorities together (sources that do not count per priority)."),
+	ROW(FM_C_PFC_PORT_TX_FRAMES, "pfc_port_tx_frames",
+	    "fabmon_port_pfc_frames_total", "frames", COUNTER, NONE, TX, NULL),
 	ROW(FM_C_NIC_STORM_WARNINGS, "nic_pause_storm_warnings",
 	    "fabmon_nic_pause_storm_warning_events_total", "events", COUNTER,
 	    NONE, NONE,
@@ -108,6 +114,16 @@ static const struct fm_counter_info table[FM_C__COUNT] = {
 	ROW(FM_C_NIC_PCIE_OVERFLOW, "nic_pcie_buffer_overflow",
 	    "fabmon_nic_pcie_overflow_packets_total", "packets", COUNTER, NONE,
 	    NONE, "Packets the NIC dropped on PCIe outbound buffer overflow."),
+	ROW(FM_C_NIC_PCIE_STALLED_RX, "nic_pcie_stalled_rx",
+	    "fabmon_nic_pcie_stalled_seconds_total", "seconds", COUNTER, NONE,
+	    RX,
+	    "Seconds in which the NIC's PCIe writes to host memory (rx: "
+	    "delivering received data) or reads from it (tx: fetching data "
+	    "to send) were stalled for lack of credits more than 30% of the "
+	    "time."),
+	ROW(FM_C_NIC_PCIE_STALLED_TX, "nic_pcie_stalled_tx",
+	    "fabmon_nic_pcie_stalled_seconds_total", "seconds", COUNTER, NONE,
+	    TX, NULL),
 	ROW(FM_C_BYTES_RX, "bytes_rx", "fabmon_bytes_total", "bytes", COUNTER,
 	    NONE, RX, "Bytes received or transmitted by the port."),
 	ROW(FM_C_BYTES_TX, "bytes_tx", "fabmon_bytes_total", "bytes", COUNTER,

@@ -36,6 +36,10 @@ enum fm_counter {
 	/* Link-wide 802.3x pause, per port */
 	FM_C_PAUSE_RX_FRAMES,
 	FM_C_PAUSE_TX_FRAMES,
+	/* PFC frames of all priorities together, per port (MIBs that count
+	 * per interface only: IEEE8021-PFC-MIB) */
+	FM_C_PFC_PORT_RX_FRAMES,
+	FM_C_PFC_PORT_TX_FRAMES,
 	/* NIC pause-storm prevention (mlx5), per port */
 	FM_C_NIC_STORM_WARNINGS,
 	FM_C_NIC_STORM_ERRORS,
@@ -57,6 +61,8 @@ enum fm_counter {
 	FM_C_NIC_OUT_OF_BUFFER,	   /* NIC: no receive WQE / buffer */
 	FM_C_NIC_BUFFER_THRESHOLD, /* NIC: rx buffer passed 85% events */
 	FM_C_NIC_PCIE_OVERFLOW,	   /* NIC: outbound PCIe buffer overflow */
+	FM_C_NIC_PCIE_STALLED_RX,  /* NIC: seconds PCIe writes stalled >30% */
+	FM_C_NIC_PCIE_STALLED_TX,  /* NIC: seconds PCIe reads stalled >30% */
 	/* Traffic */
 	FM_C_BYTES_RX,
 	FM_C_BYTES_TX,

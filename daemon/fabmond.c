@@ -1,10 +1,12 @@
 /*
  * fabmond: lifecycle (see fabmond.h).
  *
- * Start order: log, config, store, health, collectors, HTTP; stop in
- * exact reverse. A reload swaps the config only after the new one has
- * loaded and validated whole; the previous struct cfg is freed once
- * every module has been handed the new one.
+ * Start order: log, config, store, health, link table, rule engine,
+ * collectors, HTTP; stop in reverse (collectors before the engine, so
+ * nothing writes what the engine is letting go). A reload swaps the
+ * config only after the new one has loaded and validated whole; the
+ * previous struct cfg is freed once every module has been handed the
+ * new one.
  */
 #include "config.h"
 
@@ -15,9 +17,13 @@
 #include "collector.h"
 #include "health.h"
 #include "http.h"
+#include "links.h"
 #include "log.h"
 #include "mem.h"
+#include "rules.h"
+#include "nic_collector.h"
 #include "sdnotify.h"
+#include "snmp_poller.h"
 #include "store.h"
 
 #include <errno.h>
@@ -36,6 +42,8 @@
  */
 static const struct collector_ops *const collectors[] = {
 	&gnmi_collector_ops,
+	&nic_collector_ops,
+	&snmp_collector_ops,
 	NULL,
 };
 
@@ -45,6 +53,8 @@ struct daemon {
 	struct cfg *cfg;
 	struct store *store;
 	struct health *health;
+	struct links *links;
+	struct rules *rules;
 	struct http_server *http;
 	void *collector_state[N_COLLECTORS];
 	bool collector_running[N_COLLECTORS];
@@ -159,6 +169,7 @@ static int start_http(struct daemon *d)
 		.max_connections = d->cfg->http_max_connections,
 	};
 	d->http = http_new(d->store, d->health, &ho);
+	http_set_rules(d->http, d->rules, d->links);
 	for (size_t i = 0; i < d->cfg->n_listen; i++) {
 		const struct cfg_listen *l = &d->cfg->listen[i];
 		if (http_add_listener(d->http, l->host, l->port, err,
@@ -176,7 +187,9 @@ static int start_http(struct daemon *d)
 
 static int start_collectors(struct daemon *d)
 {
-	struct collector_env env = { .store = d->store, .health = d->health };
+	struct collector_env env = { .store = d->store,
+				     .health = d->health,
+				     .links = d->links };
 	for (size_t i = 0; collectors[i]; i++) {
 		int rc =
 		    collectors[i]->start(&env, d->cfg, &d->collector_state[i]);
@@ -220,6 +233,8 @@ static void reload(struct daemon *d, const struct fabmond_opts *o)
 	struct cfg *old = d->cfg;
 	apply_logging(nc, o);
 	configure_store(d->store, nc);
+	links_set_static(d->links, &nc->topology);
+	rules_configure(d->rules, nc);
 	if (!same_listen(old, nc))
 		log_warn("http", "listen addresses changed: they take effect "
 				 "at the next restart");
@@ -273,6 +288,8 @@ static void teardown(struct daemon *d)
 {
 	stop_collectors(d);
 	http_free(d->http);
+	rules_free(d->rules);
+	links_free(d->links);
 	health_free(d->health);
 	store_free(d->store);
 	cfg_free(d->cfg);
@@ -317,8 +334,12 @@ int fabmond_run(const struct fabmond_opts *o)
 	d.store = store_new(&so);
 	d.health = health_new();
 	register_targets(d.health, d.cfg);
+	d.links = links_new(NULL, NULL);
+	links_set_static(d.links, &d.cfg->topology);
+	d.rules = rules_new(d.store, d.links, d.health, d.cfg, NULL);
 
-	if (start_collectors(&d) < 0 || start_http(&d) < 0) {
+	if (start_collectors(&d) < 0 || rules_start(d.rules) < 0 ||
+	    start_http(&d) < 0) {
 		teardown(&d);
 		return 1;
 	}

@@ -7,6 +7,8 @@ libfabmon_a_SOURCES = \
 	daemon/store.c daemon/store.h \
 	daemon/ytree.c daemon/ytree.h \
 	daemon/cfg.c daemon/cfg.h \
+	daemon/cfg_rules.c daemon/cfg_rules.h \
+	daemon/links.c daemon/links.h \
 	daemon/health.c daemon/health.h \
 	daemon/sdnotify.c daemon/sdnotify.h \
 	daemon/fabmond.c daemon/fabmond.h daemon/collector.h \

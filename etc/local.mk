@@ -1,7 +1,6 @@
 # Example config, profiles and the systemd unit, filled with the
 # configured paths at build time.
 dist_pkgdata_DATA = etc/fabmon.yaml
-EXTRA_DIST += etc/demo.yaml
 
 systemdsystemunit_DATA = etc/systemd/fabmond.service
 etc/systemd/fabmond.service: etc/systemd/fabmond.service.in Makefile

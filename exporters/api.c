@@ -19,6 +19,7 @@
 
 #include "counters.h"
 #include "health.h"
+#include "incidents.h"
 #include "mem.h"
 #include "store.h"
 
@@ -738,9 +739,8 @@ static int serve_ports(const struct api_ctx *ctx, const struct api_param *p,
 }
 
 static const char *const api_paths[] = {
-	"/api/v1/targets",
-	"/api/v1/ports",
-	"/api/v1/status",
+	"/api/v1/targets",   "/api/v1/ports",	 "/api/v1/status",
+	"/api/v1/incidents", "/api/v1/topology",
 };
 
 bool api_path_known(const char *path)
@@ -758,6 +758,12 @@ int api_serve(const struct api_ctx *ctx, const char *path,
 	int rc;
 	if (strcmp(path, "/api/v1/ports") == 0)
 		return serve_ports(ctx, params, n_params, out);
+	if (strcmp(path, "/api/v1/incidents") == 0)
+		return incidents_api_incidents(ctx->rules, params, n_params,
+					       out);
+	if (strcmp(path, "/api/v1/topology") == 0)
+		return incidents_api_topology(ctx->links, params, n_params,
+					      out);
 	if (strcmp(path, "/api/v1/targets") == 0) {
 		if ((rc = check_params(params, n_params, no_params, out)))
 			return rc;

@@ -23,6 +23,8 @@
 
 struct store;
 struct health;
+struct rules;
+struct links;
 
 #define API_CONTENT_TYPE "application/json"
 
@@ -37,10 +39,13 @@ struct api_param {
 	const char *value;
 };
 
-/* What a request reads. st and h are borrowed. */
+/* What a request reads. All borrowed; rules and links may be NULL
+ * (their endpoints then list nothing). */
 struct api_ctx {
 	struct store *st;
 	struct health *h;
+	struct rules *rules;
+	struct links *links;
 };
 
 /* True if path is an API endpoint ("/api/v1/ports"), for 404 vs 405. */

@@ -18,6 +18,7 @@
 #include "api.h"
 #include "buf.h"
 #include "health.h"
+#include "incidents.h"
 #include "log.h"
 #include "mem.h"
 #include "prom.h"
@@ -65,6 +66,8 @@ struct http_listener {
 struct http_server {
 	struct store *st;
 	struct health *h;
+	struct rules *rules; /* NULL: no engine */
+	struct links *links;
 	unsigned threads;
 	unsigned max_connections;
 	struct http_listener *ls;
@@ -382,6 +385,8 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 	struct buf text;
 	buf_init(&text);
 	int rc = prom_render(s->st, s->h, &self, &text);
+	if (rc == 0 && s->rules)
+		rc = incidents_prom_render(s->rules, &text);
 	if (rc < 0) {
 		buf_fini(&text);
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -443,7 +448,9 @@ static enum MHD_Result serve_api(struct http_server *s,
 	if (params.overflow)
 		return reply_json_error(conn, MHD_HTTP_BAD_REQUEST,
 					"too many query parameters", NULL);
-	struct api_ctx ctx = { .st = s->st, .h = s->h };
+	struct api_ctx ctx = {
+		.st = s->st, .h = s->h, .rules = s->rules, .links = s->links
+	};
 	struct buf b;
 	buf_init(&b);
 	int status = api_serve(&ctx, url, params.v, params.n, &b);
@@ -583,6 +590,13 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 		log_notice("http", "listening on %s", l->name);
 	}
 	return 0;
+}
+
+void http_set_rules(struct http_server *s, struct rules *rules,
+		    struct links *links)
+{
+	s->rules = rules;
+	s->links = links;
 }
 
 void http_free(struct http_server *s)

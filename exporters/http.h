@@ -24,6 +24,8 @@
 
 struct store;
 struct health;
+struct rules;
+struct links;
 
 /* Used when an option is 0. */
 #define HTTP_DEFAULT_THREADS	     2
@@ -69,6 +71,13 @@ size_t http_listener_count(const struct http_server *s);
 
 /* The bound port of listener i (in the order added); 0 if no such. */
 unsigned http_listener_port(const struct http_server *s, size_t i);
+
+/*
+ * Serves the rule engine's incidents, metrics and the link table too
+ * (borrowed; they must outlive the server). Call before http_start.
+ */
+void http_set_rules(struct http_server *s, struct rules *rules,
+		    struct links *links);
 
 /* Stops the daemons, closes the sockets and frees; NULL ok. */
 void http_free(struct http_server *s);

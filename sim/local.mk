@@ -1,16 +1,11 @@
-# demo-target: one simulated gNMI leaf for the README's demo (fabsim,
-# the simulated fabric, replaces it).
-noinst_PROGRAMS += sim/demo-target
-sim_demo_target_SOURCES = sim/demo_target.c
-sim_demo_target_CFLAGS = $(AM_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
-sim_demo_target_LDADD = libgnmi_target.a $(FABMON_LIBS)
-
 # The simulated fabric's library: topology (sim_topo_), then the counter
 # model, scenarios and serving as they come; fabsim and its tests link it.
 noinst_LIBRARIES += libfabsim.a
 libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/model.c sim/model.h \
-	sim/scenario.c sim/scenario.h
-libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
+	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h
+libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMPAGENT_CFLAGS)
+# Programs that call sim_snmp_* (the embedded SNMP agent) also link this.
+SIM_SNMP_LIBS = $(NETSNMPAGENT_LIBS)
 
 check_PROGRAMS += tests/check_sim_topo
 TESTS += tests/check_sim_topo
@@ -41,4 +36,51 @@ bench_bench_sim_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 bench_bench_sim_model_LDADD = libfabsim.a $(FABMON_LIBS)
 
 EXTRA_DIST += sim/topologies doc/fabsim-topology.md sim/scenarios \
-	doc/fabsim-scenarios.md
+	doc/fabsim-scenarios.md doc/fabsim-snmp.md
+
+# fabsim: the simulated fabric's program. Its serving layer (gNMI per
+# switch, the control endpoint) is a library of its own so that the
+# Check suites drive it in-process.
+noinst_LIBRARIES += libfabsim_serve.a
+libfabsim_serve_a_SOURCES = sim/serve_gnmi.c sim/serve_gnmi.h \
+	sim/control.c sim/control.h
+libfabsim_serve_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+libfabsim_serve_a_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
+FABSIM_LIBS = libfabsim_serve.a libfabsim.a libgnmi_target.a \
+	$(SIM_SNMP_LIBS) $(FABMON_LIBS)
+
+bin_PROGRAMS += fabsim
+fabsim_SOURCES = sim/fabsim.c
+fabsim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+fabsim_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
+fabsim_LDADD = $(FABSIM_LIBS)
+
+# Each flavour served and read back by fabmond's own gNMI collector.
+check_PROGRAMS += tests/check_sim_serve
+TESTS += tests/check_sim_serve
+tests_check_sim_serve_SOURCES = tests/check_sim_serve.c
+tests_check_sim_serve_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+tests_check_sim_serve_CFLAGS = $(TEST_CFLAGS) $(MHD_CFLAGS)
+tests_check_sim_serve_LDADD = libfabsim_serve.a libfabsim.a \
+	libgnmi_target.a $(SIM_SNMP_LIBS) $(TEST_LIBS)
+
+# fabsim end to end with the real fabmond.
+TESTS += tests/integration_fabsim.sh
+EXTRA_DIST += tests/integration_fabsim.sh
+
+# The embedded SNMP agent (sim_snmp_): its Check suite drives net-snmp's
+# own command-line tools against it; sim_snmp_serve serves a small
+# fabric for manual checks.
+check_PROGRAMS += tests/check_sim_snmp tests/sim_snmp_serve
+TESTS += tests/check_sim_snmp
+tests_check_sim_snmp_SOURCES = tests/check_sim_snmp.c
+tests_check_sim_snmp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+tests_check_sim_snmp_CFLAGS = $(TEST_CFLAGS)
+tests_check_sim_snmp_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(TEST_LIBS)
+tests_sim_snmp_serve_SOURCES = tests/sim_snmp_serve.c
+tests_sim_snmp_serve_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+tests_sim_snmp_serve_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(FABMON_LIBS)
+
+# The NIC trees of simulated hosts (sysfs and ethtool files), read by
+# fabmond's NIC collector.
+libfabsim_a_SOURCES += sim/nicfs.c sim/nicfs.h
