@@ -9,3 +9,8 @@ CLEANFILES += man/fabmond.8 man/fabmon.yaml.5
 EXTRA_DIST += man/fabmond.8.in man/fabmon.yaml.5.in
 CLEANFILES += man/fabsim.1
 EXTRA_DIST += man/fabsim.1.in
+man_MANS += man/fabtop.1
+man/fabtop.1: man/fabtop.1.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) man && $(edit) $(srcdir)/$@.in > $@.tmp && mv $@.tmp $@
+CLEANFILES += man/fabtop.1
+EXTRA_DIST += man/fabtop.1.in

@@ -1,0 +1,317 @@
+/*
+ * fabtop: a live terminal view of the fabric, a client of fabmond's HTTP
+ * API. Parses the command line and runs one of three front ends: the
+ * interactive curses view (ui.c), batch mode (plain text frames on
+ * stdout, like top -b) or --report (the rule engine's validation
+ * report, printed once).
+ */
+#include "config.h"
+
+#include "app.h"
+#include "cfg.h"
+#include "fetch.h"
+#include "model.h"
+#include "ui.h"
+#include "view.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_URL "http://127.0.0.1:" CFG_DEFAULT_PORT
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: fabtop [-u URL] [-d DELAY] [-b] [-n COUNT] [-N PORTS]\n"
+		"              [--ascii] [--no-colour]\n"
+		"       fabtop [-u URL] --report FROM TO\n"
+		"A live view of the fabric from fabmond's HTTP API.\n"
+		"\n"
+		"  -u, --url URL      fabmond's address (default $FABMON_URL "
+		"or %s)\n"
+		"  -d, --delay SECS   seconds between refreshes (default 1, "
+		"at least 0.1)\n"
+		"  -b, --batch        print plain text frames, like top -b\n"
+		"  -n, --count N      frames to print in batch mode, then exit "
+		"(default: until killed)\n"
+		"  -N, --ports N      ports to ask for per refresh (default "
+		"2000)\n"
+		"      --ascii        ASCII lines and sparklines only\n"
+		"      --no-colour    no colours (bold, underline and reverse "
+		"instead)\n"
+		"      --report FROM TO  print the rule engine's validation "
+		"report between two\n"
+		"                     times (as fabmond accepts them: epoch "
+		"seconds or RFC 3339)\n"
+		"  -h, --help         this help\n"
+		"  -V, --version      the version\n"
+		"\nKeys: 1-5 views, Enter drill down, Esc back, s/F6 sort, / "
+		"filter, p pause, h help, q quit.\n",
+		DEFAULT_URL);
+}
+
+static double now_real(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_seconds(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - floor(s)) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int batch_width(void)
+{
+	const char *c = getenv("COLUMNS");
+	long w = c ? strtol(c, NULL, 10) : 0;
+	return w >= 40 && w <= 1000 ? (int)w : 120;
+}
+
+static int run_batch(struct view_state *st, struct fetch *f, double delay,
+		     long count, int port_limit, bool ascii)
+{
+	int width = batch_width();
+	int ok = 0;
+	for (long i = 0; count <= 0 || i < count; i++) {
+		if (i > 0)
+			sleep_seconds(delay);
+		if (app_refresh(st, f, port_limit, now_real()) == 0 &&
+		    !st->error)
+			ok++;
+		st->now = now_real();
+		/* Tall enough for every incident tree, 20 ports, the NICs
+		 * and every target. */
+		size_t rows = 64 + st->targets.n + st->ports.n;
+		for (size_t k = 0; k < st->incidents.n_active; k++)
+			rows += st->incidents.active[k].n_tree + 4;
+		rows += st->incidents.n_recent;
+		if (rows > 200000)
+			rows = 200000;
+		struct canvas *c = canvas_new((int)rows, width, ascii);
+		view_draw_batch(st, c, 20);
+		char *line = malloc((size_t)width * 4 + 1);
+		if (!line) {
+			canvas_free(c);
+			return 1;
+		}
+		for (int r = 0; r < c->used; r++) {
+			canvas_line(c, r, line, (size_t)width * 4 + 1);
+			puts(line);
+		}
+		putchar('\n');
+		free(line);
+		canvas_free(c);
+		if (fflush(stdout) == EOF)
+			return 1;
+	}
+	return ok ? 0 : 1;
+}
+
+static int run_report(struct fetch *f, const char *from, const char *to)
+{
+	char *ef = fetch_escape(from), *et = fetch_escape(to);
+	size_t n = strlen(ef) + strlen(et) + 64;
+	char *path = malloc(n);
+	if (!path) {
+		free(ef);
+		free(et);
+		return 1;
+	}
+	snprintf(path, n, "/api/v1/report?from=%s&to=%s", ef, et);
+	free(ef);
+	free(et);
+	const char *body;
+	size_t len;
+	int code = fetch_get(f, path, &body, &len);
+	free(path);
+	if (code < 0) {
+		fprintf(stderr, "fabtop: %s: %s\n", fetch_base(f),
+			fetch_error(f));
+		return 1;
+	}
+	if (code == 404) {
+		fprintf(stderr,
+			"fabtop: this fabmond has no report endpoint "
+			"(%s/api/v1/report: 404)\n",
+			fetch_base(f));
+		return 1;
+	}
+	if (code != 200) {
+		char *e = model_parse_error(body, len);
+		fprintf(stderr, "fabtop: /api/v1/report: HTTP %d%s%s\n", code,
+			e ? ": " : "", e ? e : "");
+		free(e);
+		return 1;
+	}
+	char *text = model_format_json(body, len);
+	if (!text) {
+		fprintf(stderr, "fabtop: /api/v1/report: the answer is not "
+				"JSON\n");
+		return 1;
+	}
+	fputs(text, stdout);
+	free(text);
+	return fflush(stdout) == EOF ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_ASCII = 256, OPT_NO_COLOUR, OPT_REPORT };
+	static const struct option longopts[] = {
+		{ "url", required_argument, NULL, 'u' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "ports", required_argument, NULL, 'N' },
+		{ "ascii", no_argument, NULL, OPT_ASCII },
+		{ "no-colour", no_argument, NULL, OPT_NO_COLOUR },
+		{ "no-color", no_argument, NULL, OPT_NO_COLOUR },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *url = getenv("FABMON_URL");
+	if (!url || !*url)
+		url = DEFAULT_URL;
+	double delay = 1;
+	long count = 0;
+	long port_limit = 2000;
+	bool batch = false, ascii = false, colour = true;
+	const char *report_from = NULL, *report_to = NULL;
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "u:d:bn:N:hV", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'u':
+			url = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			delay = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(delay >= 0.1) ||
+			    delay > 86400) {
+				fprintf(stderr,
+					"fabtop: -d: '%s' is not a number of "
+					"seconds from 0.1 to 86400\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			batch = true;
+			break;
+		case 'n':
+			errno = 0;
+			count = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || count < 1) {
+				fprintf(stderr,
+					"fabtop: -n: '%s' is not a positive "
+					"integer\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'N':
+			errno = 0;
+			port_limit = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || port_limit < 1 ||
+			    port_limit > 100000) {
+				fprintf(stderr,
+					"fabtop: -N: '%s' is not an integer "
+					"from 1 to 100000\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_ASCII:
+			ascii = true;
+			break;
+		case OPT_NO_COLOUR:
+			colour = false;
+			break;
+		case OPT_REPORT:
+			report_from = optarg;
+			if (optind >= argc) {
+				fprintf(stderr, "fabtop: --report needs FROM "
+						"and TO\n");
+				return 2;
+			}
+			report_to = argv[optind++];
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("fabtop %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fabtop: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (strncmp(url, "http://", 7) != 0 &&
+	    strncmp(url, "https://", 8) != 0) {
+		fprintf(stderr,
+			"fabtop: -u: '%s' is not an http:// or https:// URL\n",
+			url);
+		return 2;
+	}
+
+	setlocale(LC_ALL, "");
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+		ascii = true;
+
+	long timeout_ms = (long)(delay * 1000);
+	if (timeout_ms < 1000)
+		timeout_ms = 1000;
+	if (timeout_ms > 5000)
+		timeout_ms = 5000;
+	struct fetch *f = fetch_new(url, timeout_ms);
+	if (!f) {
+		fprintf(stderr, "fabtop: cannot set up libcurl\n");
+		return 1;
+	}
+	int rc;
+	if (report_from) {
+		rc = run_report(f, report_from, report_to);
+	} else {
+		struct view_state st;
+		view_init(&st, fetch_base(f));
+		if (batch) {
+			rc = run_batch(&st, f, delay, count, (int)port_limit,
+				       ascii);
+		} else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "fabtop: not a terminal; use -b for "
+					"batch mode\n");
+			rc = 2;
+		} else {
+			struct ui_opts o = { delay, (int)port_limit, ascii,
+					     colour };
+			rc = ui_run(&st, f, &o);
+		}
+		view_fini(&st);
+	}
+	fetch_free(f);
+	return rc;
+}
