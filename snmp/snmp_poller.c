@@ -1749,7 +1749,12 @@ static void apply_config(struct poller *p, const struct cfg *cfg)
 	    cfg->profiles_dir ? cfg->profiles_dir : FABMON_PROFILEDIR;
 	/* Profiles are read at start and when profiles_dir changes, as for
 	 * gNMI; targets point into the set, so a new set restarts them. */
-	if (!p->profiles_dir || strcmp(dir, p->profiles_dir) != 0) {
+	bool any = false;
+	for (size_t i = 0; i < cfg->n_targets && !any; i++)
+		any = cfg->targets[i].snmp != NULL;
+	/* Without SNMP targets there is nothing to read profiles for
+	 * (and the directory need not exist). */
+	if (any && (!p->profiles_dir || strcmp(dir, p->profiles_dir) != 0)) {
 		for (size_t i = 0; i < p->nt; i++) {
 			if (p->t[i]) {
 				target_free(p->t[i]);
