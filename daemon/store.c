@@ -10,9 +10,11 @@
  * before store_free, found through a fixed table of 8192 chunk pointers
  * (at most 32 Mi series). The ring of recent rates (floats) is taken from
  * a slab pool at the first rate of a series and returned when the series
- * is withdrawn. A live series costs 128 bytes of slot plus 8-byte index
- * entries at a load of 3/8 to 3/4 (about 16 bytes at 1 M series), plus
- * 4 * ring_len bytes once it has a rate. memory_bytes counts every byte
+ * is withdrawn. Each chunk also holds the slots' figures (struct
+ * store_fig, 24 bytes each, after the 4096 slots). A live series costs
+ * 128 bytes of slot and 24 of figures plus 8-byte index entries at a
+ * load of 3/8 to 3/4 (about 16 bytes at 1 M series), plus 4 * ring_len
+ * bytes once it has a rate. memory_bytes counts every byte
  * the store asked malloc for (slot chunks, index, label chunks and
  * strings, ring slabs, the store itself), not malloc's own headers.
  *
@@ -29,6 +31,15 @@
  * published with a release store after a new slot is initialised, and
  * every access by index or handle is bounds-checked against it with an
  * acquire load, which also makes the chunk pointer visible.
+ *
+ * Figures. store_fig_publish rewrites a slot's three figure words from
+ * its record, under the slot lock, at the end of every change a reader
+ * of figures can see (creation, spec, sample, withdrawal): one more
+ * cache line per update (shared by 2 or 3 consecutive slots; fetched
+ * ahead while the slot lock is taken), a few ns (bench/bench_store).
+ * Each word is stored whole with a relaxed atomic store; no order
+ * between the words is promised (store.h), so none is paid for. The
+ * figures of a slot never published are zero (not live).
  *
  * Handles are (generation << 32) | slot. Withdrawing a series bumps its
  * slot's generation under the slot lock, so old handles get -ESTALE; the
@@ -80,6 +91,7 @@
 #include "mem.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -295,6 +307,55 @@ static inline struct store_slot *store_slot_get(const struct store *st,
 	if (idx >= atomic_load_explicit(&st->nslots, memory_order_acquire))
 		return NULL;
 	return store_slot_at(st, idx);
+}
+
+/* The figures of slot idx: after the slots of its chunk. */
+static inline struct store_fig *store_fig_at(const struct store *st,
+					     uint32_t idx)
+{
+	struct store_fig *f =
+	    (struct store_fig *)(st->chunks[idx >> STORE_CHUNK_SHIFT] +
+				 STORE_CHUNK_SLOTS);
+	return f + (idx & STORE_CHUNK_MASK);
+}
+
+static inline uint64_t store_float_word(double x, uint32_t high)
+{
+	/* Beyond float's range the conversion is undefined: saturate. */
+	float f = x > FLT_MAX ? INFINITY : x < -FLT_MAX ? -INFINITY : (float)x;
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return (uint64_t)high << 32 | u;
+}
+
+/* Rewrites the figures of slot idx from its record; under its lock. */
+static inline void store_fig_publish(const struct store *st,
+				     const struct store_slot *s, uint32_t idx)
+{
+	struct store_fig *f = store_fig_at(st, idx);
+	uint32_t meta = s->gen << STORE_FIG_GEN_SHIFT;
+	double x = 0, v = 0;
+
+	if (s->flags & STORE_F_LIVE) {
+		meta |= STORE_FIG_LIVE;
+		if (s->flags & STORE_F_HAS_VALUE)
+			meta |= STORE_FIG_HAS_VALUE;
+		if (s->flags & STORE_F_HAS_RATE)
+			meta |= STORE_FIG_HAS_RATE;
+		if (s->kind == FM_KIND_COUNTER) {
+			/* One multiply: the figure is a float anyway. */
+			v = (double)s->acc * s->scale;
+			if (s->flags & STORE_F_HAS_RATE)
+				x = s->rate;
+		} else {
+			x = v = s->value;
+		}
+	}
+	atomic_store_explicit(&f->head, store_float_word(x, meta),
+			      memory_order_relaxed);
+	atomic_store_explicit(&f->mono_ns, s->mono_ns, memory_order_relaxed);
+	atomic_store_explicit(&f->tail, store_float_word(v, s->interval_ms),
+			      memory_order_relaxed);
 }
 
 static inline store_handle store_make_handle(uint32_t gen, uint32_t idx)
@@ -690,7 +751,8 @@ static uint32_t store_slot_alloc(struct store *st)
 		return UINT32_MAX;
 	uint32_t c = n >> STORE_CHUNK_SHIFT;
 	if (!st->chunks[c]) {
-		size_t size = STORE_CHUNK_SLOTS * sizeof(struct store_slot) +
+		size_t size = STORE_CHUNK_SLOTS * (sizeof(struct store_slot) +
+						   sizeof(struct store_fig)) +
 			      STORE_SLOT_ALIGN;
 		char *mem = xcalloc(1, size);
 		uintptr_t a = ((uintptr_t)mem + STORE_SLOT_ALIGN - 1) &
@@ -787,6 +849,7 @@ store_handle store_series(struct store *st, const struct store_key *key,
 			s->scale = r.scale;
 			s->max_rate = r.max_rate;
 			s->interval_ms = r.interval_ms;
+			store_fig_publish(st, s, idx);
 			store_slot_unlock(s);
 		}
 		h = store_make_handle(s->gen, idx);
@@ -817,6 +880,7 @@ store_handle store_series(struct store *st, const struct store_key *key,
 	s->owner = r.owner;
 	s->interval_ms = r.interval_ms;
 	s->next_free = 0;
+	store_fig_publish(st, s, idx);
 	store_slot_unlock(s);
 	if ((st->index_used + 1) * 4 > st->index_cap * 3)
 		store_index_grow(st);
@@ -865,6 +929,9 @@ static inline struct store_slot *store_slot_acquire(const struct store *st,
 		*err = -EINVAL;
 		return NULL;
 	}
+	/* The figures are written before the unlock, whose barrier would
+	 * wait for their line: start fetching it alongside the slot's. */
+	__builtin_prefetch(store_fig_at(st, (uint32_t)h), 1);
 	store_slot_lock(s);
 	if (s->gen != gen || !(s->flags & STORE_F_LIVE)) {
 		store_slot_unlock(s);
@@ -981,6 +1048,7 @@ base:
 	/* The new raw value is the base of the next delta, good or not. */
 	s->raw = raw;
 	s->ts_ns = ts_ns;
+	store_fig_publish(st, s, (uint32_t)h);
 	store_slot_unlock(s);
 	return 0;
 }
@@ -1016,6 +1084,7 @@ int store_set_gauge(struct store *st, store_handle h, double value,
 	s->mono_ns = now;
 	s->updates++;
 	s->flags = (uint8_t)((s->flags | STORE_F_HAS_VALUE) & ~STORE_F_REBASE);
+	store_fig_publish(st, s, (uint32_t)h);
 	store_slot_unlock(s);
 	return 0;
 }
@@ -1069,6 +1138,7 @@ size_t store_withdraw_owner(struct store *st, store_label owner)
 		s->ring = NULL;
 		s->ring_n = 0;
 		s->next_free = st->free_head;
+		store_fig_publish(st, s, i);
 		store_slot_unlock(s);
 		/* The key changes only under index_lock, which we hold. */
 		ptrdiff_t pos =
@@ -1206,4 +1276,48 @@ void store_get_stats(const struct store *st, struct store_stats *out)
 	out->labels = atomic_load_explicit(&st->nlabels, memory_order_relaxed);
 	out->memory_bytes =
 	    atomic_load_explicit(&st->mem_bytes, memory_order_relaxed);
+}
+
+uint32_t store_figs(const struct store *st, uint32_t slot,
+		    const struct store_fig **out)
+{
+	uint32_t n = atomic_load_explicit(&st->nslots, memory_order_acquire);
+
+	if (slot >= n)
+		return 0;
+	uint32_t end = (slot | STORE_CHUNK_MASK) + 1;
+	*out = store_fig_at(st, slot);
+	return (end < n ? end : n) - slot;
+}
+
+int store_slot_key(const struct store *st, uint32_t slot, struct store_key *key,
+		   uint32_t *gen)
+{
+	struct store_slot *s = store_slot_get(st, slot);
+	int ret = -ENOENT;
+
+	if (!s)
+		return ret;
+	store_slot_lock(s);
+	if (s->flags & STORE_F_LIVE) {
+		*key = s->key;
+		/* As the figures carry it (29 bits). */
+		*gen = (s->gen << STORE_FIG_GEN_SHIFT) >> STORE_FIG_GEN_SHIFT;
+		ret = 0;
+	}
+	store_slot_unlock(s);
+	return ret;
+}
+
+int64_t store_mono_now(const struct store *st)
+{
+	return st->mono_ns(st->clock_ctx);
+}
+
+void store_stale_rule(const struct store *st, unsigned *intervals,
+		      uint32_t *default_interval_ms)
+{
+	*intervals =
+	    atomic_load_explicit(&st->stale_intervals, memory_order_relaxed);
+	*default_interval_ms = store_interval(st, 0);
 }

@@ -3,8 +3,9 @@
  * (first sample, source timestamps, 32-bit wraps, resets, max_rate
  * glitches, discontinuities, scale), gauges, out-of-order samples,
  * staleness on an injected monotonic clock, withdrawal and slot reuse,
- * owner conflicts, the rate ring, statistics, and concurrent writers and
- * readers.
+ * owner conflicts, the rate ring, statistics, the lock-free figures
+ * (against store_read, slot reuse, torn words), and concurrent writers
+ * and readers.
  */
 #include "config.h"
 
@@ -1025,6 +1026,318 @@ START_TEST(test_withdraw_while_writing_is_safe)
 }
 END_TEST
 
+/* Lock-free figures. */
+
+/* The figures of slot (store_figs bounds it). */
+static const struct store_fig *fig(uint32_t slot)
+{
+	const struct store_fig *f = NULL;
+	ck_assert_uint_gt(store_figs(st, slot, &f), 0);
+	return f;
+}
+
+static uint32_t fig_flags(uint32_t slot)
+{
+	return store_fig_meta(store_fig_head(fig(slot))) &
+	       (STORE_FIG_LIVE | STORE_FIG_HAS_VALUE | STORE_FIG_HAS_RATE);
+}
+
+static float fig_x(uint32_t slot)
+{
+	return store_fig_float(store_fig_head(fig(slot)));
+}
+
+static float fig_value(uint32_t slot)
+{
+	return store_fig_float(store_fig_tail(fig(slot)));
+}
+
+START_TEST(test_figures_follow_samples_resets_and_gauges)
+{
+	/* Pause time in µs, read in seconds. */
+	store_handle h = counter(FM_C_PFC_RX_PAUSE, 3, 64, 1e-6, 0);
+	uint32_t slot = store_handle_slot(h);
+
+	ck_assert_uint_eq(fig_flags(slot), STORE_FIG_LIVE);
+	ck_assert(fig_x(slot) == 0 && fig_value(slot) == 0);
+	ck_assert_int_eq(store_fig_mono_ns(fig(slot)), clk.mono);
+	clk.mono += SEC;
+	ck_assert_int_eq(store_update(st, h, 1000000, T0), 0);
+	ck_assert_uint_eq(fig_flags(slot),
+			  STORE_FIG_LIVE | STORE_FIG_HAS_VALUE);
+	ck_assert(fig_x(slot) == 0);
+	ck_assert(fig_value(slot) == 1.0f);
+	ck_assert_int_eq(store_fig_mono_ns(fig(slot)), clk.mono);
+	clk.mono += SEC;
+	ck_assert_int_eq(store_update(st, h, 1500000, T0 + SEC), 0);
+	ck_assert_uint_eq(fig_flags(slot), STORE_FIG_LIVE |
+					       STORE_FIG_HAS_VALUE |
+					       STORE_FIG_HAS_RATE);
+	ck_assert(fig_x(slot) == 0.5f);
+	ck_assert(fig_value(slot) == 1.5f);
+	ck_assert_int_eq(store_fig_mono_ns(fig(slot)), clk.mono);
+	/* A 64-bit decrease is a reset: no rate, the total stays. */
+	ck_assert_int_eq(store_update(st, h, 10, T0 + 2 * SEC), 0);
+	ck_assert_uint_eq(fig_flags(slot),
+			  STORE_FIG_LIVE | STORE_FIG_HAS_VALUE);
+	ck_assert(fig_x(slot) == 0);
+	ck_assert(fig_value(slot) == 1.5f);
+
+	/* A gauge: both figures are its scaled value; its interval. */
+	struct store_key gk = mkkey(dev, port, FM_C_LINK_SPEED, 0);
+	struct store_series_spec gs = { .owner = owner_a,
+					.scale = 125000,
+					.interval_ms = 250 };
+	store_handle g = store_series(st, &gk, &gs);
+	uint32_t gslot = store_handle_slot(g);
+	ck_assert_uint_eq(store_fig_interval_ms(store_fig_tail(fig(gslot))),
+			  250);
+	ck_assert_int_eq(store_set_gauge(st, g, 100000, 0), 0);
+	ck_assert_uint_eq(fig_flags(gslot),
+			  STORE_FIG_LIVE | STORE_FIG_HAS_VALUE);
+	ck_assert(fig_x(gslot) == 1.25e10f);
+	ck_assert(fig_value(gslot) == 1.25e10f);
+	/* A new spec is visible at once. */
+	gs.interval_ms = 2000;
+	ck_assert_uint_eq(store_series(st, &gk, &gs), g);
+	ck_assert_uint_eq(store_fig_interval_ms(store_fig_tail(fig(gslot))),
+			  2000);
+	/* Rejected samples change nothing. */
+	ck_assert_int_eq(store_set_gauge(st, g, NAN, 0), -EINVAL);
+	ck_assert(fig_x(gslot) == 1.25e10f);
+	/* Beyond a float's range the figures saturate. */
+	ck_assert_int_eq(store_set_gauge(st, g, -1e300, 0), 0);
+	ck_assert(isinf(fig_x(gslot)) && fig_x(gslot) < 0);
+	ck_assert(isinf(fig_value(gslot)) && fig_value(gslot) < 0);
+}
+END_TEST
+
+START_TEST(test_figures_change_generation_when_slot_is_reused)
+{
+	store_handle h = counter(FM_C_BYTES_RX, 0, 64, 1, 0);
+	uint32_t slot = store_handle_slot(h);
+	struct store_key k;
+	uint32_t g1, g2;
+
+	ck_assert_int_eq(store_update(st, h, 5, T0), 0);
+	ck_assert_int_eq(store_slot_key(st, slot, &k, &g1), 0);
+	ck_assert_uint_eq(k.counter, FM_C_BYTES_RX);
+	ck_assert_uint_eq(g1, store_fig_gen(store_fig_head(fig(slot))));
+	ck_assert_uint_eq(store_withdraw_owner(st, owner_a), 1);
+	ck_assert_uint_eq(fig_flags(slot), 0);
+	ck_assert(fig_x(slot) == 0 && fig_value(slot) == 0);
+	ck_assert_int_eq(store_slot_key(st, slot, &k, &g2), -ENOENT);
+
+	/* The next series takes the slot back with another generation. */
+	struct store_key nk = mkkey(dev, port, FM_C_PFC_TX_FRAMES, 6);
+	struct store_series_spec sp = { .owner = owner_b };
+	store_handle n = store_series(st, &nk, &sp);
+	ck_assert_uint_eq(store_handle_slot(n), slot);
+	ck_assert_uint_eq(fig_flags(slot), STORE_FIG_LIVE);
+	uint32_t fg = store_fig_gen(store_fig_head(fig(slot)));
+	ck_assert_uint_ne(fg, g1);
+	ck_assert_int_eq(store_slot_key(st, slot, &k, &g2), 0);
+	ck_assert_uint_eq(g2, fg);
+	ck_assert_uint_eq(k.counter, FM_C_PFC_TX_FRAMES);
+	ck_assert_uint_eq(k.sub, 6);
+	/* Out of range. */
+	const struct store_fig *f;
+	ck_assert_uint_eq(store_figs(st, store_slots(st), &f), 0);
+	ck_assert_int_eq(store_slot_key(st, store_slots(st), &k, &g2), -ENOENT);
+}
+END_TEST
+
+/* Every figure agrees with store_read, whatever happened before. */
+static void figures_check_all(void)
+{
+	unsigned k_stale;
+	uint32_t def_iv;
+	int64_t now = store_mono_now(st);
+
+	store_stale_rule(st, &k_stale, &def_iv);
+	for (uint32_t i = 0; i < store_slots(st); i++) {
+		struct store_sample x;
+		uint64_t head = store_fig_head(fig(i));
+		uint64_t tail = store_fig_tail(fig(i));
+		uint32_t meta = store_fig_meta(head);
+		if (store_read(st, i, &x) < 0) {
+			ck_assert_uint_eq(meta & STORE_FIG_LIVE, 0);
+			continue;
+		}
+		ck_assert_uint_ne(meta & STORE_FIG_LIVE, 0);
+		ck_assert_int_eq(!!(meta & STORE_FIG_HAS_VALUE), x.has_value);
+		ck_assert_int_eq(!!(meta & STORE_FIG_HAS_RATE), x.has_rate);
+		float want =
+		    x.kind == FM_KIND_COUNTER ? (float)x.rate : (float)x.value;
+		ck_assert_float_eq(store_fig_float(head), want);
+		/* One multiply here, a division there: a float apart. */
+		ck_assert_float_eq_tol(store_fig_float(tail), (float)x.value,
+				       fabsf((float)x.value) * 1e-6f + 1e-30f);
+		int64_t mono = store_fig_mono_ns(fig(i));
+		int64_t age = now > mono ? now - mono : 0;
+		ck_assert_int_eq(age, x.age_ns);
+		uint32_t iv = store_fig_interval_ms(tail);
+		iv = iv ? iv : def_iv;
+		ck_assert_uint_eq(iv, x.interval_ms);
+		ck_assert_int_eq((double)age >= (double)k_stale * iv * 1e6,
+				 x.stale);
+		struct store_key key;
+		uint32_t g;
+		ck_assert_int_eq(store_slot_key(st, i, &key, &g), 0);
+		ck_assert_uint_eq(g, store_fig_gen(head));
+		ck_assert_uint_eq(key.counter, x.key.counter);
+		ck_assert_uint_eq(key.port, x.key.port);
+	}
+}
+
+START_TEST(test_figures_agree_with_store_read)
+{
+	enum { N = 48 };
+	static const enum fm_counter cs[] = { FM_C_BYTES_RX, FM_C_LINK_SPEED,
+					      FM_C_PFC_RX_PAUSE };
+	store_handle h[N] = { 0 };
+	uint64_t raw[N] = { 0 };
+	int64_t ts = T0;
+	uint32_t seed = 12345;
+
+	for (unsigned round = 0; round < 400; round++) {
+		seed = seed * 1103515245u + 12345u;
+		unsigned r = seed >> 8;
+		unsigned i = r % N;
+		enum fm_counter c = cs[i % 3];
+		struct store_key k =
+		    mkkey(dev, i + 1, c, c == FM_C_PFC_RX_PAUSE);
+		struct store_series_spec sp = {
+			.owner = i % 2 ? owner_a : owner_b,
+			.scale = c == FM_C_PFC_RX_PAUSE ? 1e-6 : 1,
+			.interval_ms =
+			    (r >> 8) % 4 ? 0 : 100 * (1 + (r >> 10) % 20)
+		};
+		ts += 100 * MS;
+		clk.mono += (int64_t)((r >> 12) % 900) * MS;
+		switch ((r >> 16) % 16) {
+		case 0:
+			store_withdraw_owner(st, sp.owner);
+			break;
+		case 1:
+			store_mark_owner_discontinuity(st, sp.owner);
+			break;
+		case 2:
+			store_set_opts(st, 0, 1 + (r >> 20) % 6,
+				       250 * (1 + (r >> 23) % 8));
+			break;
+		case 3:
+			/* A spec change (interval, sometimes the scale). */
+			if (c != FM_C_LINK_SPEED && (r >> 20) % 2)
+				sp.scale *= 8;
+			h[i] = store_series(st, &k, &sp);
+			break;
+		default:
+			if (!h[i] || store_series(st, &k, NULL) != h[i])
+				h[i] = store_series(st, &k, &sp);
+			if (c == FM_C_LINK_SPEED) {
+				store_set_gauge(st, h[i], (double)(r % 1000),
+						ts);
+			} else {
+				raw[i] += (r >> 4) % 100000;
+				if ((r >> 20) % 16 == 0)
+					raw[i] = 0;
+				store_update(st, h[i], raw[i], ts);
+			}
+			break;
+		}
+		figures_check_all();
+	}
+	ck_assert_uint_gt(store_slots(st), N / 2);
+}
+END_TEST
+
+/*
+ * A reader scans the figures while writers update, withdraw and
+ * recreate series: a word is never torn. Every counter advances 1000
+ * raw units a second, so a rate is exactly 1000 and a word that says
+ * "no rate" carries 0; a free slot carries nothing.
+ */
+#define FT_SERIES 256
+#define FT_ROUNDS 400
+
+static atomic_int ft_done;
+
+static void *ft_writer(void *p)
+{
+	store_label owner = *(store_label *)p;
+	struct store_series_spec sp = { .owner = owner };
+	store_handle h[FT_SERIES];
+
+	for (unsigned r = 1; r <= FT_ROUNDS; r++) {
+		for (unsigned s = 0; s < FT_SERIES; s++) {
+			struct store_key k =
+			    mkkey(dev, s + 1, FM_C_BYTES_TX, 0);
+			k.device = owner;
+			if (r == 1 || store_update(st, h[s], (uint64_t)r * 1000,
+						   T0 + r * SEC) == -ESTALE) {
+				h[s] = store_series(st, &k, &sp);
+				ck_assert_uint_ne(h[s], 0);
+			}
+		}
+		/* Now and then a target goes away and comes back. */
+		if (r % 50 == 0)
+			store_withdraw_owner(st, owner);
+	}
+	return NULL;
+}
+
+static void *ft_reader(void *p)
+{
+	unsigned long *scans = p;
+
+	while (!atomic_load(&ft_done)) {
+		uint32_t n = store_slots(st), left = 0;
+		const struct store_fig *f = NULL;
+		for (uint32_t i = 0; i < n; i++, f++) {
+			if (!left)
+				left = store_figs(st, i, &f);
+			ck_assert_uint_gt(left, 0);
+			left--;
+			uint64_t head = store_fig_head(f);
+			uint32_t meta = store_fig_meta(head);
+			float x = store_fig_float(head);
+			if (meta & STORE_FIG_HAS_RATE)
+				ck_assert(x == 1000.0f);
+			else
+				ck_assert(x == 0);
+			if (!(meta & STORE_FIG_LIVE))
+				ck_assert_uint_eq(meta & STORE_FIG_HAS_VALUE,
+						  0);
+			uint64_t tail = store_fig_tail(f);
+			ck_assert_uint_eq(store_fig_interval_ms(tail), 0);
+			float v = store_fig_float(tail);
+			ck_assert(v == floorf(v / 1000) * 1000);
+		}
+		(*scans)++;
+	}
+	return NULL;
+}
+
+START_TEST(test_lockfree_figures_are_never_torn)
+{
+	store_label owners[2] = { owner_a, owner_b };
+	pthread_t w[2], rd;
+	unsigned long scans = 0;
+
+	atomic_store(&ft_done, 0);
+	pthread_create(&rd, NULL, ft_reader, &scans);
+	for (unsigned i = 0; i < 2; i++)
+		pthread_create(&w[i], NULL, ft_writer, &owners[i]);
+	for (unsigned i = 0; i < 2; i++)
+		pthread_join(w[i], NULL);
+	atomic_store(&ft_done, 1);
+	pthread_join(rd, NULL);
+	ck_assert_uint_gt(scans, 0);
+	figures_check_all();
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -1057,6 +1370,9 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_ring_is_oldest_first_and_wraps);
 	tcase_add_test(tc, test_stats_count_series_updates_resets_and_memory);
 	tcase_add_test(tc, test_index_survives_growth_and_deletion);
+	tcase_add_test(tc, test_figures_follow_samples_resets_and_gauges);
+	tcase_add_test(tc, test_figures_change_generation_when_slot_is_reused);
+	tcase_add_test(tc, test_figures_agree_with_store_read);
 	suite_add_tcase(s, tc);
 
 	TCase *cc = tcase_create("concurrency");
@@ -1067,6 +1383,7 @@ static Suite *store_suite(void)
 	tcase_add_test(cc, test_concurrent_writers_keep_exact_totals);
 	tcase_add_test(cc, test_concurrent_reader_sees_consistent_copies);
 	tcase_add_test(cc, test_withdraw_while_writing_is_safe);
+	tcase_add_test(cc, test_lockfree_figures_are_never_torn);
 	suite_add_tcase(s, cc);
 	return s;
 }
