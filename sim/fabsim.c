@@ -65,6 +65,7 @@ struct opts {
 	enum sim_flavour flavours[SIM_TOPO_MAX_FLAVOURS];
 	uint64_t seed;
 	bool seed_set;
+	uint64_t counter_base;
 	uint64_t tick_ns, publish_ns, nic_ns, duration_ns;
 	double load;
 	const char *address;
@@ -141,6 +142,8 @@ static void usage(FILE *f)
 		"      --load F            background ring all-reduce at F "
 		"of line rate (0..1)\n"
 		"      --seed N            the model's seed\n"
+		"      --counter-base N    switch counters start at N, not "
+		"0\n"
 		"Time:\n"
 		"      --tick DUR          model tick (default 100ms, at most "
 		"100ms)\n"
@@ -206,6 +209,7 @@ enum {
 	O_PROFILES_DIR,
 	O_FABMOND_LISTEN,
 	O_NO_STATIC_LINKS,
+	O_COUNTER_BASE,
 };
 
 static const struct option longopts[] = {
@@ -220,6 +224,7 @@ static const struct option longopts[] = {
 	{ "flavours", required_argument, NULL, O_FLAVOURS },
 	{ "load", required_argument, NULL, O_LOAD },
 	{ "seed", required_argument, NULL, O_SEED },
+	{ "counter-base", required_argument, NULL, O_COUNTER_BASE },
 	{ "tick", required_argument, NULL, O_TICK },
 	{ "publish", required_argument, NULL, O_PUBLISH },
 	{ "loop", no_argument, NULL, O_LOOP },
@@ -375,6 +380,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		case O_SEED:
 			rc = parse_uint("seed", optarg, UINT64_MAX, &o->seed);
 			o->seed_set = true;
+			break;
+		case O_COUNTER_BASE:
+			rc = parse_uint("counter-base", optarg, UINT64_MAX,
+					&o->counter_base);
 			break;
 		case O_TICK:
 			rc = parse_dur("tick", optarg, NS_PER_MS,
@@ -532,6 +541,7 @@ static int load(struct fabsim *f)
 		fprintf(stderr, "fabsim: %s\n", err);
 		return EXIT_RUNTIME;
 	}
+	sim_model_set_counter_base(f->m, o->counter_base);
 	f->live = sim_scenario_live_new(f->scn);
 	f->fault = calloc(sim_topo_n_nodes(f->topo) + 1, sizeof *f->fault);
 	if (!f->fault)

@@ -75,6 +75,8 @@
  * events in 1/1024 units) and converted at read: packets = bytes /
  * SIM_MODEL_FRAME_BYTES, frames from pause time, us from ns, mlx5
  * q-counters truncated to 32 bits. A reboot zeroes a switch's ports.
+ * A switch's counter base (sim_model_set_counter_base) is added at read
+ * to each of its cumulative counters, never to the state the step uses.
  *
  * Ownership: the model borrows the topology and owns all arrays, which
  * are flat and indexed by port id (x SIM_MODEL_PRIOS) or node id. Flows,
@@ -201,6 +203,7 @@ struct sim_model {
 	struct sim_model_switch_cfg *sw;
 	unsigned *boots;
 	uint64_t *boot_ns;
+	uint64_t *cbase; /* counter base, until the switch reboots */
 
 	struct flow *flows;
 	size_t n_flows, cap_flows;
@@ -344,6 +347,7 @@ struct sim_model *sim_model_new(const struct sim_topo *t, uint64_t seed,
 	m->sw = xcalloc(nn, sizeof *m->sw);
 	m->boots = xcalloc(nn, sizeof(unsigned));
 	m->boot_ns = xcalloc(nn, sizeof(uint64_t));
+	m->cbase = xcalloc(nn, sizeof(uint64_t));
 	m->dist = xcalloc(nn, sizeof(int));
 	m->bfs = xcalloc(nn, sizeof(size_t));
 	m->want = xcalloc(nn, sizeof(unsigned));
@@ -420,6 +424,7 @@ void sim_model_free(struct sim_model *m)
 	free(m->sw);
 	free(m->boots);
 	free(m->boot_ns);
+	free(m->cbase);
 	free(m->dist);
 	free(m->bfs);
 	free(m->want);
@@ -1645,7 +1650,19 @@ int sim_model_reboot(struct sim_model *m, size_t node)
 	m->occ_valid = false;
 	m->boots[node]++;
 	m->boot_ns[node] = m->now_ns;
+	m->cbase[node] = 0;
 	return 0;
+}
+
+void sim_model_set_counter_base(struct sim_model *m, uint64_t base)
+{
+	for (size_t i = 0; i < m->n_nodes; i++)
+		m->cbase[i] = switch_node(m, i) ? base : 0;
+}
+
+uint64_t sim_model_counter_base(const struct sim_model *m, size_t node)
+{
+	return node < m->n_nodes ? m->cbase[node] : 0;
 }
 
 unsigned sim_model_boots(const struct sim_model *m, size_t node)
@@ -1682,6 +1699,31 @@ static uint64_t frames(const struct sim_model *m, size_t port, uint64_t ns,
 {
 	return (uint64_t)((double)ns * refresh_rate(port_of(m, port)) * 1e-9) +
 	       xons;
+}
+
+/* Shifts every cumulative counter of a switch port by base (modulo
+ * 2^64, as a 64-bit counter wraps); gauges stay. */
+static void add_base(struct sim_model_switch_port *o, uint64_t base)
+{
+	for (unsigned p = 0; p < P; p++) {
+		struct sim_model_switch_prio *q = &o->prio[p];
+		uint64_t *c[] = { &q->rx_bytes,		  &q->rx_packets,
+				  &q->tx_bytes,		  &q->tx_packets,
+				  &q->pfc_rx_frames,	  &q->pfc_tx_frames,
+				  &q->pfc_rx_pause_us,	  &q->pfc_tx_pause_us,
+				  &q->pfc_rx_transitions, &q->queue_drops,
+				  &q->pg_drops,		  &q->ecn_marked,
+				  &q->pfcwd_storms,	  &q->pfcwd_restores,
+				  &q->pfcwd_drops };
+		for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+			*c[i] += base;
+	}
+	uint64_t *c[] = { &o->in_octets,      &o->in_packets,
+			  &o->out_octets,     &o->out_packets,
+			  &o->in_discards,    &o->out_discards,
+			  &o->link_up_events, &o->link_down_events };
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		*c[i] += base;
 }
 
 int sim_model_read_switch_port(const struct sim_model *m, size_t port,
@@ -1723,6 +1765,9 @@ int sim_model_read_switch_port(const struct sim_model *m, size_t port,
 	out->link_up_events = m->up_events[port];
 	out->link_down_events = m->down_events[port];
 	out->link_up = m->up[port];
+	uint64_t base = m->cbase[port_of(m, port)->node->id];
+	if (base)
+		add_base(out, base);
 	return 0;
 }
 

@@ -153,13 +153,30 @@ int sim_model_set_link(struct sim_model *m, size_t port, bool up);
 /* Whether port's link is up. */
 bool sim_model_link_up(const struct sim_model *m, size_t port);
 
-/* Reboots a switch: every counter of its ports restarts from 0, its
- * queues are flushed, its boot count rises. 0 or -EINVAL. */
+/* Reboots a switch: every counter of its ports restarts from 0 (its
+ * counter base too), its queues are flushed, its boot count rises. 0 or
+ * -EINVAL. */
 int sim_model_reboot(struct sim_model *m, size_t node);
 /* Boots so far (0 until the first reboot) and the model time of the
  * last one, for discontinuity markers (sysUpTime, counter epochs). */
 unsigned sim_model_boots(const struct sim_model *m, size_t node);
 uint64_t sim_model_boot_ns(const struct sim_model *m, size_t node);
+
+/*
+ * Starts every switch's cumulative counters at base instead of 0, as on
+ * a switch that has been up for months: every cumulative counter of its
+ * ports (each per-priority one and each port total, on its own) reads
+ * base plus what the model counted, modulo 2^64; gauges (occupancy,
+ * watermark, link and watchdog state) are not shifted, and NIC ports
+ * keep 0. Only what the read functions report moves: the dynamics, and
+ * so determinism, are those of base 0. A switch's reboot drops its base
+ * (its counters restart from 0). Meant before the first step: a later
+ * call makes every switch's counters jump at once. Default 0.
+ */
+void sim_model_set_counter_base(struct sim_model *m, uint64_t base);
+/* The counter base of a switch now (0 after its reboot, or if node is
+ * not a switch). */
+uint64_t sim_model_counter_base(const struct sim_model *m, size_t node);
 
 /* Makes port transmit PFC on prio for fraction ratio (0..1, 0 stops)
  * of every tick, whatever its buffers: a misconfigured or faulty

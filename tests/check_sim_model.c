@@ -11,7 +11,8 @@
  * on the lossless priority, a NIC without DCQCN receives CE and sends
  * no CNP, a link flap and a reboot are counted, 32-bit q-counters wrap,
  * a cyclic buffer dependency stays deadlocked, PFC on a lossy priority
- * is counted but not obeyed, and a seed replays bit for bit.
+ * is counted but not obeyed, a seed replays bit for bit, and a counter
+ * base shifts what switches report, not what the model does.
  *
  * Examples live in $top_srcdir/sim/topologies ($top_srcdir defaults to
  * ".").
@@ -286,6 +287,86 @@ START_TEST(same_seed_same_counters)
 			  sim_model_flow_rate(m2, (int)i));
 	snap_free(&a);
 	snap_free(&b);
+	sim_model_free(m1);
+	sim_model_free(m2);
+	sim_topo_free(t);
+}
+END_TEST
+
+/* Words of a switch port's read that are gauges (not shifted by a
+ * counter base): occupancy, watermark, the watchdog and link states. */
+static bool gauge_word(size_t k)
+{
+	size_t pr = k * 8 / sizeof(struct sim_model_switch_prio);
+	size_t off = k * 8 % sizeof(struct sim_model_switch_prio);
+	if (k * 8 >= offsetof(struct sim_model_switch_port, link_up))
+		return true;
+	return pr < SIM_MODEL_PRIOS &&
+	       (off ==
+		    offsetof(struct sim_model_switch_prio, occupancy_bytes) ||
+		off ==
+		    offsetof(struct sim_model_switch_prio, watermark_bytes) ||
+		off >= offsetof(struct sim_model_switch_prio, pfcwd_stormed));
+}
+
+START_TEST(counter_base_shifts_switch_counters_only_until_reboot)
+{
+	struct sim_topo *t = small();
+	const uint64_t base = (1ull << 32) - 1000;
+	struct sim_model *m1 = busy(t, 42), *m2 = busy(t, 42);
+	sim_model_set_counter_base(m2, base);
+	size_t leaf0 = sim_topo_find_node(t, "leaf0")->id;
+	size_t spine0 = sim_topo_find_node(t, "spine0")->id;
+	ck_assert_uint_eq(sim_model_counter_base(m2, leaf0), base);
+	ck_assert_uint_eq(sim_model_counter_base(
+			      m2, sim_topo_port(t, nic(t, 0, 0))->node->id),
+			  0);
+	ck_assert_uint_eq(sim_model_counter_base(m1, leaf0), 0);
+	for (int i = 0; i < 150; i++) {
+		busy_tick(t, m1, i);
+		busy_tick(t, m2, i);
+	}
+	size_t nw = offsetof(struct sim_model_switch_port, link_up) / 8 + 1;
+	size_t moved = 0;
+	for (size_t i = 0; i < sim_topo_n_ports(t); i++) {
+		struct sim_model_switch_port a, b;
+		if (sim_model_read_switch_port(m1, i, &a) != 0) {
+			struct sim_model_nic_port x = nc(m1, i), y = nc(m2, i);
+			ck_assert_int_eq(memcmp(&x, &y, sizeof x), 0);
+			continue;
+		}
+		b = sw(m2, i);
+		const uint64_t *wa = (const uint64_t *)&a;
+		const uint64_t *wb = (const uint64_t *)&b;
+		for (size_t k = 0; k < nw; k++) {
+			uint64_t want = gauge_word(k) ? wa[k] : wa[k] + base;
+			ck_assert_msg(wb[k] == want,
+				      "port %zu word %zu: %llu, want %llu", i,
+				      k, (unsigned long long)wb[k],
+				      (unsigned long long)want);
+		}
+		/* The 32-bit view wraps once the port has counted 1000. */
+		if (a.in_octets > 1000) {
+			ck_assert_uint_lt((uint32_t)b.in_octets, a.in_octets);
+			moved++;
+		}
+	}
+	ck_assert_uint_gt(moved, 0);
+	for (size_t f = 0; f < sim_model_n_flows(m1); f++)
+		ck_assert(sim_model_flow_rate(m1, (int)f) ==
+			  sim_model_flow_rate(m2, (int)f));
+	/* A reboot drops the base of that switch only. */
+	size_t p = sim_topo_port(t, nic(t, 1, 0))->peer->id;
+	ck_assert_int_eq(sim_model_reboot(m2, leaf0), 0);
+	ck_assert_uint_eq(sim_model_counter_base(m2, leaf0), 0);
+	ck_assert_uint_eq(sim_model_counter_base(m2, spine0), base);
+	ck_assert_uint_eq(sw(m2, p).out_octets, 0);
+	ck_assert_uint_eq(sw(m2, p).prio[3].pfc_rx_frames, 0);
+	steps(m2, 5);
+	ck_assert_uint_gt(sw(m2, p).out_octets, 0);
+	/* At most five ticks at 400G: no base left. */
+	ck_assert_uint_le(sw(m2, p).out_octets,
+			  (uint64_t)(400e9 / 8 * 5 * TICK_S));
 	sim_model_free(m1);
 	sim_model_free(m2);
 	sim_topo_free(t);
@@ -938,6 +1019,8 @@ static Suite *sim_model_suite(void)
 	tcase_add_test(tc,
 		       counters_never_go_backwards_and_pause_fits_in_the_tick);
 	tcase_add_test(tc, same_seed_same_counters);
+	tcase_add_test(tc,
+		       counter_base_shifts_switch_counters_only_until_reboot);
 	tcase_add_test(
 	    tc, continuously_paused_400g_priority_gets_11921_frames_per_second);
 	tcase_add_test(tc, healthy_all_reduce_at_high_load_is_clean);

@@ -36,3 +36,8 @@ AM_TESTS_ENVIRONMENT = \
 
 EXTRA_DIST += tests/integration_daemon.sh tests/unit_hardening.sh tests/lib.sh \
 	tests/data
+
+# A live Counter32 wrap through fabsim's SNMP agent (--counter-base) and
+# fabmond's SNMP collector.
+TESTS += tests/integration_snmp_wrap.sh
+EXTRA_DIST += tests/integration_snmp_wrap.sh
