@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "health.h"
 #include "mem.h"
+#include "nic_ident.h"
 #include "store.h"
 
 #include <errno.h>
@@ -343,6 +344,35 @@ static void render_targets(struct buf *b, const struct health_target_info *v,
 	}
 }
 
+/* fabmon_nic_port_info: what each NIC port label stands for, so that
+ * queries can join the NIC families by netdev or RDMA device. */
+static void render_nic_ident(struct buf *b)
+{
+	struct nic_ident *v;
+	size_t n = nic_ident_list(&v);
+	if (!n)
+		return;
+	put_header(b, "fabmon_nic_port_info", "gauge",
+		   "Identity of a NIC port: its RDMA device and port, netdev "
+		   "and link layer; the value is 1.");
+	for (size_t i = 0; i < n; i++) {
+		buf_puts(b, "fabmon_nic_port_info{device=\"");
+		buf_put_label_escaped(b, v[i].device);
+		buf_puts(b, "\",port=\"");
+		buf_put_label_escaped(b, v[i].port);
+		buf_puts(b, "\",rdma_device=\"");
+		buf_put_label_escaped(b, v[i].rdma_device);
+		buf_puts(b, "\",rdma_port=\"");
+		buf_put_u64(b, v[i].rdma_port);
+		buf_puts(b, "\",netdev=\"");
+		buf_put_label_escaped(b, v[i].netdev);
+		buf_puts(b, "\",link_layer=\"");
+		buf_put_label_escaped(b, v[i].link_layer);
+		buf_puts(b, "\"} 1\n");
+	}
+	nic_ident_list_free(v, n);
+}
+
 static void render_self(struct store *st, struct health *h,
 			const struct prom_self *self, struct buf *b)
 {
@@ -417,6 +447,7 @@ int prom_render(struct store *st, struct health *h,
 	free(c.cache);
 	if (rc < 0)
 		return rc;
+	render_nic_ident(out);
 	render_self(st, h, self, out);
 	return buf_error(out);
 }

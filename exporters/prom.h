@@ -35,9 +35,11 @@ struct prom_self {
 /*
  * Appends the exposition to out: every canonical family that has series
  * (HELP, TYPE, then its series contiguously: series sorted by counter id,
- * the ids of a family being adjacent), then fabmond's fabmon_* health
- * families. Counters print their running total, gauges their value;
- * stale series and series without a value are left out. self may be NULL.
+ * the ids of a family being adjacent), then fabmon_nic_port_info (one
+ * series per NIC port of the identity table, nic_ident.h), then
+ * fabmond's fabmon_* health families. Counters print their running
+ * total, gauges their value; stale series and series without a value are
+ * left out. self may be NULL.
  * h may be NULL (no per-target families, reload state unknown).
  * 0, or -ENOMEM (out is then incomplete).
  */

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "mem.h"
 #include "nic_ethtool.h"
+#include "nic_ident.h"
 #include "nic_map.h"
 #include "nic_sysfs.h"
 
@@ -166,6 +167,7 @@ void nic_host_free(struct nic_host *h)
 {
 	if (!h)
 		return;
+	nic_ident_withdraw(h);
 	for (size_t i = 0; i < h->n_ports; i++)
 		port_free(&h->ports[i]);
 	free(h->ports);
@@ -356,6 +358,28 @@ static bool same_ports(const struct nic_host *h,
 	return true;
 }
 
+/* Tells the exporters which RDMA device, port and netdev each port
+ * label stands for (ports that went are withdrawn with the rest). */
+static void publish_ident(const struct nic_host *h)
+{
+	struct nic_ident *v =
+	    h->n_ports ? xcalloc(h->n_ports, sizeof *v) : NULL;
+	for (size_t i = 0; i < h->n_ports; i++) {
+		const struct port *p = &h->ports[i];
+		v[i] = (struct nic_ident){
+			.device = h->device,
+			.port = p->label,
+			.rdma_device = p->sp.dev,
+			.rdma_port = p->sp.num,
+			.netdev = p->sp.netdev,
+			.link_layer =
+			    p->sp.ethernet ? "Ethernet" : "InfiniBand",
+		};
+	}
+	nic_ident_publish(h, v, h->n_ports);
+	free(v);
+}
+
 static void scan(struct nic_host *h)
 {
 	struct nic_sysfs_port *sp = NULL;
@@ -463,6 +487,7 @@ static void scan(struct nic_host *h)
 		}
 	}
 	free(sp);
+	publish_ident(h);
 	h->scanned = true;
 }
 

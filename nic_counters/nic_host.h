@@ -16,7 +16,9 @@
  * Series: device = the host's label, port = the RDMA device ("mlx5_0")
  * for a one-port device (every RoCE function, and fabsim's NICs, whose
  * topology names them so), "<rdma_dev>/<port>" ("mlx5_0/2") on a
- * multi-port one; the netdev shows in logs, and its MAC
+ * multi-port one; the netdev shows in logs and, with the RDMA device
+ * and port, in the process's identity table (nic_ident.h: the
+ * exporters' fabmon_nic_port_info and /api/v1/ports fields), and its MAC
  * (class/net/<netdev>/address) goes to the link table so that LLDP
  * neighbours naming the NIC by MAC resolve to device:port. Owner =
  * "nic/<device>" (so that removing a gNMI/SNMP target of the same name
@@ -57,7 +59,8 @@ struct nic_host;
 /* A host; the options' strings are copied. Nothing is read until the
  * first nic_host_poll(). Never NULL. */
 struct nic_host *nic_host_new(const struct nic_host_opts *o);
-/* Frees h and closes its files; its series stay in the store. */
+/* Frees h and closes its files; its series stay in the store, its
+ * identity entries are withdrawn. */
 void nic_host_free(struct nic_host *h);
 
 /*

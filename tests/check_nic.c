@@ -3,7 +3,8 @@
  * ethtool text parsing, the nic: config section (both forms), a host
  * read from real trees (the procfs mlx5 fixture and a RoCE tree) with
  * 32-bit wraps, resets, "N/A", name churn and files that go away, and
- * fabsim's writer read back end to end against the counter model.
+ * fabsim's writer read back end to end against the counter model, and
+ * the NIC identity table the exporters read.
  *
  * Fixtures come from $top_srcdir/tests/data (top_srcdir defaults to
  * "."); trees that a test changes are copied to a temporary directory.
@@ -19,6 +20,7 @@
 #include "nic_collector.h"
 #include "nic_ethtool.h"
 #include "nic_host.h"
+#include "nic_ident.h"
 #include "nic_map.h"
 #include "nic_sysfs.h"
 #include "nicfs.h"
@@ -523,6 +525,16 @@ START_TEST(test_roce_tree_ports_and_values)
 	/* netdev from the device's net/ directory */
 	ck_assert_str_eq(nic_host_port_netdev(roce.h, 1), "ens1f1np1");
 	ck_assert_str_eq(nic_host_port_label(roce.h, 2), "rxe0");
+	/* The same identities reach the exporters' table. */
+	struct nic_ident *ids;
+	size_t n_ids = nic_ident_list(&ids);
+	const struct nic_ident *id = nic_ident_find(ids, n_ids, "h1", "mlx5_1");
+	ck_assert_ptr_nonnull(id);
+	ck_assert_str_eq(id->netdev, "ens1f1np1");
+	ck_assert_str_eq(id->rdma_device, "mlx5_1");
+	ck_assert_uint_eq(id->rdma_port, 1);
+	ck_assert_str_eq(id->link_layer, "Ethernet");
+	nic_ident_list_free(ids, n_ids);
 
 	ck_assert(get(st, "h1", "mlx5_0", FM_C_CNP_SENT, 0).value == 800);
 	ck_assert(get(st, "h1", "mlx5_0", FM_C_CNP_HANDLED, 0).value == 700);
@@ -1024,6 +1036,55 @@ START_TEST(test_nicfs_tree_reads_back_as_the_model)
 }
 END_TEST
 
+START_TEST(test_ident_table_publish_replace_withdraw)
+{
+	int a = 0, b = 0; /* owner tokens: their addresses */
+	struct nic_ident pa[] = {
+		{ "hostb", "mlx5_1", "mlx5_1", 1, "ens1f1np1", "Ethernet" },
+		{ "hostb", "mlx5_0", "mlx5_0", 1, "ens1f0np0", "Ethernet" },
+	};
+	struct nic_ident pb[] = {
+		{ "hosta", "mlx5_0/2", "mlx5_0", 2, "", "InfiniBand" },
+		/* the same key as one of a's: listed once */
+		{ "hostb", "mlx5_0", "mlx5_0", 1, "other", "Ethernet" },
+	};
+	struct nic_ident *l;
+	nic_ident_publish(&a, pa, 2);
+	nic_ident_publish(&b, pb, 2);
+	size_t n = nic_ident_list(&l);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(l[0].device, "hosta");
+	ck_assert_str_eq(l[0].port, "mlx5_0/2");
+	ck_assert_uint_eq(l[0].rdma_port, 2);
+	ck_assert_str_eq(l[1].port, "mlx5_0");
+	ck_assert_str_eq(l[2].port, "mlx5_1");
+	const struct nic_ident *f = nic_ident_find(l, n, "hostb", "mlx5_1");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->netdev, "ens1f1np1");
+	ck_assert_ptr_null(nic_ident_find(l, n, "hostb", "mlx5_2"));
+	ck_assert_ptr_null(nic_ident_find(l, n, "hostc", "mlx5_0"));
+	nic_ident_list_free(l, n);
+
+	/* A rescan replaces a's entries: mlx5_1 went. */
+	nic_ident_publish(&a, pa + 1, 1);
+	n = nic_ident_list(&l);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_null(nic_ident_find(l, n, "hostb", "mlx5_1"));
+	ck_assert_ptr_nonnull(nic_ident_find(l, n, "hostb", "mlx5_0"));
+	nic_ident_list_free(l, n);
+
+	/* Withdrawing b leaves a's alone, even for a shared key. */
+	nic_ident_withdraw(&b);
+	n = nic_ident_list(&l);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(l[0].netdev, "ens1f0np0");
+	nic_ident_list_free(l, n);
+	nic_ident_withdraw(&a);
+	ck_assert_uint_eq(nic_ident_list(&l), 0);
+	ck_assert_ptr_null(l);
+}
+END_TEST
+
 static Suite *nic_suite(void)
 {
 	Suite *s = suite_create("nic");
@@ -1032,6 +1093,7 @@ static Suite *nic_suite(void)
 	tcase_add_test(tc, test_value_parsing);
 	tcase_add_test(tc, test_ethtool_text_trims_and_tracks_names);
 	tcase_add_test(tc, test_ethtool_file_missing_is_an_error);
+	tcase_add_test(tc, test_ident_table_publish_replace_withdraw);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cfg");

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "counters.h"
 #include "health.h"
+#include "nic_ident.h"
 #include "prom.h"
 #include "store.h"
 
@@ -310,6 +311,31 @@ START_TEST(test_target_labels_are_escaped)
 	const char *t = render();
 	ck_line(t, "fabmon_target_up{target=\"sw\\\"1\\\\\\n\","
 		   "protocol=\"gnmi\"} 1");
+}
+END_TEST
+
+START_TEST(test_nic_port_info_family)
+{
+	static const int ident_owner;
+	const char *t = render();
+	ck_assert_ptr_null(strstr(t, "fabmon_nic_port_info"));
+	struct nic_ident id[] = {
+		{ "h\"1", "mlx5_0/2", "mlx5_0", 2, "ib\\0", "InfiniBand" },
+		{ "h0", "mlx5_0", "mlx5_0", 1, "ens1f0np0", "Ethernet" },
+	};
+	nic_ident_publish(&ident_owner, id, 2);
+	t = render();
+	ck_line(t, "# TYPE fabmon_nic_port_info gauge");
+	ck_line(t, "fabmon_nic_port_info{device=\"h0\",port=\"mlx5_0\","
+		   "rdma_device=\"mlx5_0\",rdma_port=\"1\","
+		   "netdev=\"ens1f0np0\",link_layer=\"Ethernet\"} 1");
+	ck_line(t, "fabmon_nic_port_info{device=\"h\\\"1\",port=\"mlx5_0/2\","
+		   "rdma_device=\"mlx5_0\",rdma_port=\"2\","
+		   "netdev=\"ib\\\\0\",link_layer=\"InfiniBand\"} 1");
+	check_structure(t, NULL);
+	nic_ident_withdraw(&ident_owner);
+	t = render();
+	ck_assert_ptr_null(strstr(t, "fabmon_nic_port_info"));
 }
 END_TEST
 
@@ -677,7 +703,12 @@ START_TEST(test_promtool_accepts_the_exposition)
 	health_target_set_up(a, true, NULL);
 	health_target_updated(a, 1);
 	health_target_set_duration(a, 0.01);
+	static const int ident_owner;
+	struct nic_ident id = { "h0", "mlx5_0",	   "mlx5_0",
+				1,    "ens1f0np0", "Ethernet" };
+	nic_ident_publish(&ident_owner, &id, 1);
 	const char *t = render();
+	nic_ident_withdraw(&ident_owner);
 	const char *tmp = getenv("TMPDIR");
 	char path[512];
 	snprintf(path, sizeof path, "%s/check_prom.XXXXXX",
@@ -715,6 +746,7 @@ static Suite *prom_suite(void)
 	    tc, test_families_are_contiguous_whatever_the_creation_order);
 	tcase_add_test(tc, test_label_values_are_escaped);
 	tcase_add_test(tc, test_target_labels_are_escaped);
+	tcase_add_test(tc, test_nic_port_info_family);
 	tcase_add_test(tc, test_priority_queue_and_direction_labels);
 	tcase_add_test(tc, test_counters_print_totals_and_gauges_values);
 	tcase_add_test(tc, test_stale_and_empty_series_are_omitted);

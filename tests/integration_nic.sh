@@ -1,7 +1,9 @@
 #!/bin/sh
 # integration_nic: a real fabmond reading NIC trees laid out like the
 # kernel's (a RoCE host and the procfs mlx5 fixture): values and units in
-# /metrics (checked with promtool) and /api/v1/ports, then the trees
+# /metrics (checked with promtool) and /api/v1/ports, each port's identity
+# (RDMA device and port, netdev, link layer) in fabmon_nic_port_info and
+# in the API rows, then the trees
 # change under it -- a counter moves, a 32-bit q-counter wraps, a counter
 # resets, the ethtool names churn, files go away -- and /metrics follows
 # without spikes; a reload adds and removes hosts.
@@ -67,6 +69,20 @@ expect "fabmon_bytes_total{device=\"ib1\",port=\"mlx5_0\",direction=\"rx\"}" 725
 expect "fabmon_rdma_ack_timeouts_total{device=\"ib1\",port=\"mlx5_0\"}" 131
 pass "/metrics carries the NIC counters in canonical units"
 
+# info LABELS: the fabmon_nic_port_info series with these labels.
+info() {
+	echo "fabmon_nic_port_info{$1,rdma_device=\"$2\",rdma_port=\"1\",netdev=\"$3\",link_layer=\"$4\"}"
+}
+expect "$(info "$H" mlx5_0 ens1f0np0 Ethernet)" 1
+expect "$(info 'device="h1",port="mlx5_1"' mlx5_1 ens1f1np1 Ethernet)" 1
+expect "$(info 'device="h1",port="rxe0"' rxe0 eth9 Ethernet)" 1
+expect "$(info 'device="ib1",port="mlx5_0"' mlx5_0 "" InfiniBand)" 1
+grep -q '^# TYPE fabmon_nic_port_info gauge$' "$WORK/m.txt" ||
+	fail "fabmon_nic_port_info is not a gauge family"
+[ "$(grep -c '^fabmon_nic_port_info{' "$WORK/m.txt")" = 4 ] ||
+	fail "fabmon_nic_port_info: $(grep -c '^fabmon_nic_port_info{' "$WORK/m.txt") series, want 4"
+pass "fabmon_nic_port_info names each NIC port's RDMA device, port and netdev"
+
 if [ -n "${PROMTOOL:-}" ] && [ -x "$PROMTOOL" ]; then
 	"$PROMTOOL" check metrics <"$WORK/m.txt" >"$WORK/promtool.log" 2>&1 ||
 		fail "promtool check metrics: $(cat "$WORK/promtool.log")"
@@ -85,8 +101,19 @@ r = rows["mlx5_0"]
 assert r["link_up"] == 1 and r["speed_bps"] == 400e9, r
 for k in ("pause_ratio_rx", "pause_ratio_tx", "cnp_sent_pps"):
     assert k in r, k
+for port, netdev in (("mlx5_0", "ens1f0np0"), ("mlx5_1", "ens1f1np1"),
+                     ("rxe0", "eth9")):
+    r = rows[port]
+    assert (r["netdev"], r["rdma_device"], r["rdma_port"]) == (netdev, port, 1), r
 PY
-pass "/api/v1/ports lists the NIC ports"
+pass "/api/v1/ports lists the NIC ports with their netdev, RDMA device and port"
+http_get "$base/api/v1/ports?device=ib1" >"$WORK/ports-ib.json" || fail "ports API"
+python3 - "$WORK/ports-ib.json" <<'PY' || fail "ports JSON: $(cat "$WORK/ports-ib.json")"
+import json, sys
+r = {r["port"]: r for r in json.load(open(sys.argv[1]))["ports"]}["mlx5_0"]
+assert r["netdev"] is None and r["rdma_device"] == "mlx5_0" and r["rdma_port"] == 1, r
+PY
+pass "/api/v1/ports: an InfiniBand port without netdev has netdev null"
 
 resets() {
 	scrape
@@ -165,7 +192,17 @@ if grep -q 'ib1' "$WORK/m.txt"; then
 	fail "removed host ib1 still exported"
 fi
 expect "fabmon_cnp_handled_packets_total{$H}" 850
-pass "a reload adds and removes hosts"
+expect "$(info 'device="h2",port="mlx5_0"' mlx5_0 ens1f0np0 Ethernet)" 1
+pass "a reload adds and removes hosts (their series and identities)"
+
+# A device goes away: its identity is withdrawn at the next scan.
+rm -rf "$WORK/h1/sys/class/infiniband/mlx5_1"
+gone() {
+	scrape && ! grep -q '^fabmon_nic_port_info{device="h1",port="mlx5_1"' "$WORK/m.txt"
+}
+wait_for 20 gone || fail "h1's mlx5_1 still has a fabmon_nic_port_info series"
+expect "$(info "$H" mlx5_0 ens1f0np0 Ethernet)" 1
+pass "a NIC port that goes away loses its fabmon_nic_port_info series"
 
 stop_pid "$FABMOND_PID"
 [ "$STOP_STATUS" = 0 ] || fail "fabmond exited $STOP_STATUS on SIGTERM"
