@@ -165,7 +165,8 @@ EOF2
 fi
 
 # ---- LLDP, through the collector alone ----
-"$PROBE" "$WORK/fabmon.yaml" 1 60 >"$WORK/probe.out" 2>"$WORK/probe.log" ||
+"$PROBE" "$WORK/fabmon.yaml" 1 60 arista,sonic,cumulus \
+	>"$WORK/probe.out" 2>"$WORK/probe.log" ||
 	fail "snmp_probe failed"
 grep -q '^stats polls_ok=[1-9]' "$WORK/probe.out" || fail "probe: no poll completed"
 # Arista: every lldpRemSysName row of the recording is a neighbour of

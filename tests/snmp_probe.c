@@ -5,9 +5,12 @@
  * read, one per line as "lldp device|port|neighbor_device|neighbor_port",
  * and its totals. It stops once every target has completed `polls`
  * polls or after `seconds`, whichever comes first (a bound, not a
- * timing check).
+ * timing check). With WAIT, a comma-separated list of targets, it also
+ * waits until each of those has stored data (its index tables, LLDP
+ * included, are read before its first counters), so a slow agent is
+ * not cut short by fast ones completing many polls.
  *
- * Usage: snmp_probe CONFIG POLLS SECONDS
+ * Usage: snmp_probe CONFIG POLLS SECONDS [WAIT]
  */
 #include "config.h"
 
@@ -18,15 +21,38 @@
 #include "snmp_poller.h"
 #include "store.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+/* Whether every target of the comma-separated list has stored data. */
+static bool all_updated(struct health *h, const char *list)
+{
+	struct health_target_info *v;
+	size_t n = health_snapshot(h, &v);
+	bool all = true;
+	char *copy = strdup(list), *save = NULL;
+	for (char *name = strtok_r(copy, ",", &save); name && all;
+	     name = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+		for (size_t i = 0; i < n && !found; i++)
+			found = strcmp(v[i].target, name) == 0 &&
+				v[i].counters[HEALTH_C_UPDATES] > 0;
+		all = found;
+	}
+	free(copy);
+	health_snapshot_free(v, n);
+	return all;
+}
 
 int main(int argc, char **argv)
 {
 	char err[1024];
-	if (argc != 4) {
-		fprintf(stderr, "usage: snmp_probe CONFIG POLLS SECONDS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr,
+			"usage: snmp_probe CONFIG POLLS SECONDS [WAIT]\n");
 		return 2;
 	}
 	log_init();
@@ -50,7 +76,8 @@ int main(int argc, char **argv)
 	struct timespec ts = { 0, 50 * 1000 * 1000 };
 	for (double waited = 0; waited < seconds; waited += 0.05) {
 		snmp_poller_get_stats(state, &s);
-		if (s.polls_ok >= polls * n)
+		if (s.polls_ok >= polls * n &&
+		    (argc < 5 || all_updated(h, argv[4])))
 			break;
 		nanosleep(&ts, NULL);
 	}
