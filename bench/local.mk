@@ -18,3 +18,6 @@ bench_bench_sim_snmp_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(NETSNMP_LIBS) \
 # fabsim at a thousand switches subscribed by fabmond (a script: it runs
 # both programs; prints figures).
 EXTRA_DIST += bench/bench_fabsim_scale.sh
+# Detection latency per incident kind, every scenario end to end (a
+# script over tests/scenario_suite.py; prints figures).
+EXTRA_DIST += bench/bench_detect_latency.sh

@@ -17,6 +17,7 @@
 
 #include "cfg.h"
 
+#include "cfg_alert.h"
 #include "cfg_rules.h"
 
 #include "log.h"
@@ -1143,6 +1144,8 @@ enum {
 	TOP_K_TOPOLOGY,
 	TOP_K_GNMI,
 	TOP_K_PROFILES_DIR,
+	TOP_K_ALERTMANAGER,
+	TOP_K_REPORT,
 	TOP_K_N
 };
 static const char *const top_keys[TOP_K_N] = {
@@ -1158,6 +1161,8 @@ static const char *const top_keys[TOP_K_N] = {
 	[TOP_K_TOPOLOGY] = "topology",
 	[TOP_K_GNMI] = "gnmi",
 	[TOP_K_PROFILES_DIR] = "profiles_dir",
+	[TOP_K_ALERTMANAGER] = "alertmanager",
+	[TOP_K_REPORT] = "report",
 };
 
 typedef int (*section_fn)(struct ytree_ctx *, struct cfg *,
@@ -1203,7 +1208,10 @@ static int parse_top(struct ytree_ctx *x, struct cfg *c,
 	    (rc = section(x, &f, TOP_K_RULES, c, cfg_parse_rules)) ||
 	    (rc = section(x, &f, TOP_K_TOPOLOGY, c, cfg_parse_topology)) ||
 	    (rc = section(x, &f, TOP_K_GNMI, c, parse_gnmi_collector)) ||
-	    (rc = section(x, &f, TOP_K_PROFILES_DIR, c, parse_profiles_dir)))
+	    (rc = section(x, &f, TOP_K_PROFILES_DIR, c, parse_profiles_dir)) ||
+	    (rc = section(x, &f, TOP_K_ALERTMANAGER, c,
+			  cfg_parse_alertmanager)) ||
+	    (rc = section(x, &f, TOP_K_REPORT, c, cfg_parse_report)))
 		return rc;
 	return 0;
 }
@@ -1240,6 +1248,7 @@ static struct cfg *cfg_new_defaults(void)
 	c->store_ring = 64;
 	c->store_stale_intervals = 5;
 	cfg_rules_defaults(c);
+	cfg_alert_defaults(c);
 	c->nic.device = host_name();
 	c->nic.sysfs_root = xstrdup("/sys");
 	return c;
@@ -1434,6 +1443,7 @@ void cfg_free(struct cfg *c)
 	free(c->nic.hosts);
 	free(c->profiles_dir);
 	cfg_topology_free(&c->topology);
+	cfg_alert_free(&c->alert);
 	free(c);
 }
 

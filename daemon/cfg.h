@@ -187,6 +187,25 @@ struct cfg_topology {
 	uint64_t lldp_ttl_ns; /* LLDP neighbours age out after this */
 };
 
+/* Alertmanager push (alertmanager: section; rules/alert.h). */
+struct cfg_alert {
+	char *url;	     /* base URL (http or https); NULL: no push */
+	uint64_t resend_ns;  /* re-send firing alerts this often (1m) */
+	uint64_t timeout_ns; /* one POST (10s) */
+	unsigned max_alerts; /* alerts tracked at once (10000) */
+	char **label_names;  /* static labels added to every alert */
+	char **label_values;
+	size_t n_labels;
+};
+
+/* The validation report's history (report: section; rules/report.h). */
+struct cfg_report {
+	uint64_t window_ns;   /* kept (24h) */
+	uint64_t step_ns;     /* bucket width (1m) */
+	uint64_t max_records; /* per-(port, priority) records (1Mi) */
+	unsigned max_incidents;
+};
+
 /* The gNMI collector as a whole (top-level "gnmi:" section). */
 struct cfg_gnmi_collector {
 	unsigned threads;	 /* completion-queue threads (2) */
@@ -213,6 +232,8 @@ struct cfg {
 	struct cfg_rules rules;
 	struct cfg_topology topology;
 	struct cfg_gnmi_collector gnmi;
+	struct cfg_alert alert;
+	struct cfg_report report;
 	char *profiles_dir; /* where profile files are looked up */
 };
 

@@ -21,6 +21,8 @@
 #include "log.h"
 #include "mem.h"
 #include "rules.h"
+#include "alert.h"
+#include "report.h"
 #include "nic_collector.h"
 #include "sdnotify.h"
 #include "snmp_poller.h"
@@ -55,6 +57,8 @@ struct daemon {
 	struct health *health;
 	struct links *links;
 	struct rules *rules;
+	struct report *report; /* fed by rules, read by /api/v1/report */
+	struct alert *alert;   /* NULL without alertmanager: */
 	struct http_server *http;
 	void *collector_state[N_COLLECTORS];
 	bool collector_running[N_COLLECTORS];
@@ -185,6 +189,11 @@ static int start_http(struct daemon *d)
 	return 0;
 }
 
+static void kick_rules(void *rules)
+{
+	rules_kick(rules);
+}
+
 static int start_collectors(struct daemon *d)
 {
 	struct collector_env env = { .store = d->store,
@@ -214,6 +223,31 @@ static void stop_collectors(struct daemon *d)
 	}
 }
 
+static void report_opts_of(const struct cfg *c, struct report_opts *o)
+{
+	o->window_ns = c->report.window_ns;
+	o->step_ns = c->report.step_ns;
+	o->max_records = c->report.max_records;
+	o->max_incidents = c->report.max_incidents;
+	o->lossless_mask = c->lossless_mask;
+}
+
+/* The Alertmanager pusher of c (NULL if none or it cannot start). */
+static struct alert *start_alert(const struct cfg *c)
+{
+	if (!c->alert.url)
+		return NULL;
+	struct alert *a = alert_new(&c->alert);
+	int rc = alert_start(a);
+	if (rc < 0) {
+		log_err("rules", "alertmanager: cannot start the pusher: %s",
+			strerror(-rc));
+		alert_free(a);
+		return NULL;
+	}
+	return a;
+}
+
 static void reload(struct daemon *d, const struct fabmond_opts *o)
 {
 	char err[1024];
@@ -235,6 +269,15 @@ static void reload(struct daemon *d, const struct fabmond_opts *o)
 	configure_store(d->store, nc);
 	links_set_static(d->links, &nc->topology);
 	rules_configure(d->rules, nc);
+	struct report_opts ro;
+	report_opts_of(nc, &ro);
+	report_configure(d->report, &ro);
+	if (!alert_cfg_equal(&old->alert, &nc->alert)) {
+		struct alert *na = start_alert(nc);
+		rules_set_outputs(d->rules, d->report, na);
+		alert_free(d->alert);
+		d->alert = na;
+	}
 	if (!same_listen(old, nc))
 		log_warn("http", "listen addresses changed: they take effect "
 				 "at the next restart");
@@ -289,6 +332,8 @@ static void teardown(struct daemon *d)
 	stop_collectors(d);
 	http_free(d->http);
 	rules_free(d->rules);
+	alert_free(d->alert);
+	report_free(d->report);
 	links_free(d->links);
 	health_free(d->health);
 	store_free(d->store);
@@ -337,6 +382,14 @@ int fabmond_run(const struct fabmond_opts *o)
 	d.links = links_new(NULL, NULL);
 	links_set_static(d.links, &d.cfg->topology);
 	d.rules = rules_new(d.store, d.links, d.health, d.cfg, NULL);
+	struct report_opts ro;
+	report_opts_of(d.cfg, &ro);
+	d.report = report_new(d.store, &ro);
+	d.alert = start_alert(d.cfg);
+	rules_set_outputs(d.rules, d.report, d.alert);
+	/* The engine ticks as samples arrive (collectors stop before it
+	 * is freed, so the hook never outlives it). */
+	health_set_updated_hook(d.health, kick_rules, d.rules);
 
 	if (start_collectors(&d) < 0 || rules_start(d.rules) < 0 ||
 	    start_http(&d) < 0) {

@@ -34,6 +34,8 @@ struct health {
 	bool reload_ok;
 	int64_t reload_ns;
 	int64_t reload_success_ns;
+	void (*updated_hook)(void *ctx);
+	void *updated_ctx;
 };
 
 static int64_t clock_ns(clockid_t id)
@@ -128,10 +130,23 @@ void health_target_set_up(struct health_target *t, bool up, const char *reason)
 void health_target_updated(struct health_target *t, uint64_t n)
 {
 	int64_t now = clock_ns(CLOCK_MONOTONIC);
-	pthread_mutex_lock(&t->owner->lock);
+	struct health *h = t->owner;
+	pthread_mutex_lock(&h->lock);
 	t->last_update_ns = now;
 	t->counters[HEALTH_C_UPDATES] += n;
-	pthread_mutex_unlock(&t->owner->lock);
+	void (*hook)(void *) = n ? h->updated_hook : NULL;
+	void *ctx = h->updated_ctx;
+	pthread_mutex_unlock(&h->lock);
+	if (hook)
+		hook(ctx);
+}
+
+void health_set_updated_hook(struct health *h, void (*fn)(void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&h->lock);
+	h->updated_hook = fn;
+	h->updated_ctx = ctx;
+	pthread_mutex_unlock(&h->lock);
 }
 
 void health_target_count(struct health_target *t, enum health_counter c,

@@ -52,8 +52,18 @@ struct health_target *health_target(struct health *h, const char *target,
 				    const char *protocol);
 /* Down with a reason (copied), or up (reason NULL). */
 void health_target_set_up(struct health_target *t, bool up, const char *reason);
-/* Data arrived: last update is now; adds n to the updates counter. */
+/* Data arrived: last update is now; adds n to the updates counter.
+ * With n > 0, then calls the registry's updated hook, if any. */
 void health_target_updated(struct health_target *t, uint64_t n);
+/*
+ * fn(ctx) is called after every batch a target stored (from
+ * health_target_updated, on the collector's thread, without the
+ * registry's lock held): it must be cheap and never block. fabmond
+ * hooks rules_kick here so the engine ticks as samples arrive. Set it
+ * before collectors start (NULL: none).
+ */
+void health_set_updated_hook(struct health *h, void (*fn)(void *ctx),
+			     void *ctx);
 void health_target_count(struct health_target *t, enum health_counter c,
 			 uint64_t n);
 void health_target_set_sync(struct health_target *t, bool seen);

@@ -21,6 +21,9 @@
 #include "health.h"
 #include "incidents.h"
 #include "mem.h"
+#include "nic_ident.h"
+#include "report.h"
+#include "rules.h"
 #include "store.h"
 
 #include <errno.h>
@@ -565,11 +568,22 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	return r;
 }
 
-static json_t *row_json(const struct store *st, const struct api_port_row *r)
+/* id: the port's NIC identity, NULL for a switch port. */
+static json_t *row_json(const struct store *st, const struct api_port_row *r,
+			const struct nic_ident *id)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "device", json_str(label_name(st, r->device)));
 	json_object_set_new(j, "port", json_str(label_name(st, r->port)));
+	if (id) {
+		json_object_set_new(j, "netdev",
+				    id->netdev[0] ? json_str(id->netdev)
+						  : json_null());
+		json_object_set_new(j, "rdma_device",
+				    json_str(id->rdma_device));
+		json_object_set_new(j, "rdma_port",
+				    json_integer(id->rdma_port));
+	}
 	for (int f = 0; f < API_PF__COUNT; f++) {
 		json_t *v;
 		if (!(r->has & (1u << f)))
@@ -728,9 +742,19 @@ static int serve_ports(const struct api_ctx *ctx, const struct api_param *p,
 	if (kept > 1)
 		qsort_r(t.rows, kept, sizeof *t.rows, cmp_rows, &sc);
 
+	struct nic_ident *ids;
+	size_t n_ids = nic_ident_list(&ids);
 	json_t *arr = json_array();
-	for (size_t i = 0; i < kept && i < q.limit; i++)
-		json_array_append_new(arr, row_json(ctx->st, &t.rows[i]));
+	for (size_t i = 0; i < kept && i < q.limit; i++) {
+		const struct api_port_row *r = &t.rows[i];
+		const struct nic_ident *id =
+		    n_ids ? nic_ident_find(ids, n_ids,
+					   label_name(ctx->st, r->device),
+					   label_name(ctx->st, r->port))
+			  : NULL;
+		json_array_append_new(arr, row_json(ctx->st, r, id));
+	}
+	nic_ident_list_free(ids, n_ids);
 	table_free(&t);
 	json_t *root = json_object();
 	json_object_set_new(root, "total_ports", json_integer((int64_t)kept));
@@ -740,7 +764,7 @@ static int serve_ports(const struct api_ctx *ctx, const struct api_param *p,
 
 static const char *const api_paths[] = {
 	"/api/v1/targets",   "/api/v1/ports",	 "/api/v1/status",
-	"/api/v1/incidents", "/api/v1/topology",
+	"/api/v1/incidents", "/api/v1/topology", "/api/v1/report",
 };
 
 bool api_path_known(const char *path)
@@ -764,6 +788,14 @@ int api_serve(const struct api_ctx *ctx, const char *path,
 	if (strcmp(path, "/api/v1/topology") == 0)
 		return incidents_api_topology(ctx->links, params, n_params,
 					      out);
+	if (strcmp(path, "/api/v1/report") == 0) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		return report_serve(rules_get_report(ctx->rules), params,
+				    n_params, out,
+				    (int64_t)now.tv_sec * 1000000000 +
+					now.tv_nsec);
+	}
 	if (strcmp(path, "/api/v1/targets") == 0) {
 		if ((rc = check_params(params, n_params, no_params, out)))
 			return rc;

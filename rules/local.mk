@@ -1,7 +1,28 @@
 # The rule engine (rules/): part of libfabmon.a, which fabmond and the
 # tests link.
 libfabmon_a_SOURCES += rules/rules.c rules/rules.h \
-	exporters/incidents.c exporters/incidents.h
+	exporters/incidents.c exporters/incidents.h \
+	rules/report.c rules/report.h rules/alert.c rules/alert.h \
+	daemon/cfg_alert.c daemon/cfg_alert.h
+# The Alertmanager pusher posts with libcurl.
+libfabmon_a_CFLAGS += $(CURL_CFLAGS)
+FABMON_LIBS += $(CURL_LIBS)
+
+# The report's history and /api/v1/report on constructed store contents.
+check_PROGRAMS += tests/check_report
+TESTS += tests/check_report
+tests_check_report_SOURCES = tests/check_report.c
+tests_check_report_CFLAGS = $(TEST_CFLAGS)
+tests_check_report_LDADD = $(TEST_LIBS)
+
+# The report's feed, memory and query cost at 1,000 x 64 (prints figures).
+noinst_PROGRAMS += bench/bench_report
+bench_bench_report_SOURCES = bench/bench_report.c
+bench_bench_report_LDADD = $(FABMON_LIBS)
+
+# Incidents pushed to a real prometheus-alertmanager on loopback.
+TESTS += tests/integration_alertmanager.sh
+EXTRA_DIST += tests/integration_alertmanager.sh
 
 # The engine on fabsim's counter model, scenario by scenario.
 check_PROGRAMS += tests/check_rules_sim
@@ -28,6 +49,12 @@ tests_check_links_LDADD = $(TEST_LIBS)
 # fabmond serving the engine's API and metrics with a real config.
 TESTS += tests/integration_rules.sh
 EXTRA_DIST += tests/integration_rules.sh doc/rules.md
+
+# Every fabsim scenario end to end (fabsim -> fabmond -> /api/v1/incidents)
+# against its truth: a table, and a failure on a miss, a wrong origin or
+# a false incident.
+TESTS += tests/integration_scenarios.sh
+EXTRA_DIST += tests/integration_scenarios.sh tests/scenario_suite.py
 
 # The engine's tick cost on a 1,000-switch fabric (prints figures).
 noinst_PROGRAMS += bench/bench_detect

@@ -6,11 +6,14 @@
  * a stable port id; per-port and per-(port, priority) figures live in
  * flat arrays indexed by it (struct-of-arrays, grown only when ports
  * appear). A slot map remembers, per store slot, which port, field and
- * priority a series feeds, so a tick is one pass over the slots with no
- * lookups: store_read, check the key still matches, fold the rate into
- * its field (sum or max). Series the rules never read are skipped
- * without being read, and the whole map is re-checked every
- * RULES_RESCAN_TICKS ticks in case a withdrawn slot was reused.
+ * priority a series feeds and the slot generation it was classified at,
+ * so a tick is one lock-free pass over the store's dense figures
+ * (store_figs: 24 bytes a slot, not the 128-byte records) with no
+ * lookups: check the generation still matches, fold the rate into its
+ * field (sum or max). A slot whose generation changed (withdrawn and
+ * reused) is classified again from its key (store_slot_key, the only
+ * locked read). The figures carry the slot's arrival time and interval,
+ * so staleness is the store's rule (store_stale_rule) applied here.
  *
  * The pause graph, per lossless priority q. Port x "pauses" its peer y
  * with weight max(tx_ratio(x), rx_ratio(y)): each end's view of the same
@@ -37,17 +40,20 @@
 
 #include "rules.h"
 
+#include "alert.h"
 #include "cfg.h"
 #include "counters.h"
 #include "health.h"
 #include "links.h"
 #include "log.h"
 #include "mem.h"
+#include "report.h"
 #include "store.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +62,20 @@
 #define PRIOS		   8
 #define NONE		   UINT32_MAX
 #define RULES_RESCAN_TICKS 64
+#define RULES_PREFETCH	   64 /* slots ahead in the read pass */
 #define MAX_SUBJECTS	   256
 #define MAX_EVIDENCE	   12
 #define MAX_ACTIVE	   65536
 #define FLAP_RING	   8
 #define NS_PER_S	   INT64_C(1000000000)
+/* Kicked ticks: the quiet time that ends a round of samples, the
+ * longest a round may delay its tick, and the shortest gap between
+ * ticks (rules.tick's floor). */
+#define RULES_KICK_QUIET_NS (50 * 1000000)
+#define RULES_KICK_MAX_NS   (250 * 1000000)
+#define RULES_KICK_GAP_NS   (100 * 1000000)
+/* How far back a link failure can be the cause of a pause cycle. */
+#define DEADLOCK_CAUSE_NS (300 * NS_PER_S)
 /* Bits on the wire held paused by one XOFF at pause_time 0xffff. */
 #define PAUSE_HOLD_BITS (512.0 * 65535.0)
 
@@ -92,6 +107,7 @@ enum qfield {
 	P_OOB, /* NIC out of buffer, packets/s */
 	P_RETRIES,
 	P_TX_BYTES,
+	P_DISC_RX, /* port receive discards, packets/s (any priority) */
 	P_N
 };
 
@@ -99,16 +115,19 @@ enum mkind { M_UNKNOWN = 0, M_IGNORE, M_PRIO, M_PORT };
 enum vkind { V_RATE, V_GAUGE, V_TOTAL };
 enum agg { A_SUM, A_MAX };
 
-/* What one store slot feeds (16 bytes: the map is streamed every tick;
- * the slot's key, needed only to notice reuse, is kept apart). */
+/* What one store slot feeds (8 bytes: the map is streamed every tick
+ * next to the store's figures). gen keeps the low bits of the slot's
+ * generation at classification: a slot would have to be reused 2^20
+ * times between two ticks to go unnoticed. */
+#define MAP_GEN_MASK 0xfffffu
 struct slot_map {
 	uint32_t port;
-	uint8_t kind; /* enum mkind */
-	uint8_t field;
-	uint8_t prio;
-	uint8_t vkind;
-	uint8_t fallback; /* frames: skipped while a pause time exists */
-	uint8_t pad[7];
+	uint32_t kind : 2; /* enum mkind */
+	uint32_t field : 4;
+	uint32_t prio : 3;
+	uint32_t vkind : 2;
+	uint32_t fallback : 1; /* frames: skipped while a pause time exists */
+	uint32_t gen : 20;
 };
 
 /*
@@ -119,7 +138,7 @@ struct slot_map {
  * scan is bound by memory, and sparse reads cost the prefetcher more
  * than they save (bench/bench_detect).
  */
-_Static_assert(sizeof(struct slot_map) == 16, "slot map entry size");
+_Static_assert(sizeof(struct slot_map) == 8, "slot map entry size");
 
 /* How each canonical counter feeds the view (counter id -> field). */
 struct cmap {
@@ -160,6 +179,7 @@ static const struct cmap cmaps[FM_C__COUNT] = {
 	[FM_C_RDMA_OUT_OF_SEQUENCE] = { M_PORT, P_RETRIES, V_RATE, false },
 	[FM_C_RDMA_ADAPTIVE_RETRANS] = { M_PORT, P_RETRIES, V_RATE, false },
 	[FM_C_BYTES_TX] = { M_PORT, P_TX_BYTES, V_RATE, false },
+	[FM_C_DISCARDS_RX] = { M_PORT, P_DISC_RX, V_RATE, false },
 };
 
 static const uint8_t pfield_agg[F_N] = {
@@ -174,6 +194,7 @@ static const uint8_t qfield_agg[P_N] = {
 	[P_CNP_IGNORED] = A_SUM, [P_STORM_WARN] = A_SUM,
 	[P_STORM_ERR] = A_SUM,	 [P_OOB] = A_SUM,
 	[P_RETRIES] = A_SUM,	 [P_TX_BYTES] = A_SUM,
+	[P_DISC_RX] = A_SUM,
 };
 
 /* An incident's subject inside the engine. */
@@ -258,7 +279,10 @@ struct rules {
 	double *down_last;
 	uint8_t *down_seen;
 	int8_t *link_last;
-	int64_t *flap_t; /* [port * FLAP_RING] */
+	int64_t *flap_t;     /* [port * FLAP_RING] */
+	int64_t *down_at;    /* the link last seen going down (0: never) */
+	int64_t *cycle_at;   /* last seen in a pause cycle (0: never) */
+	uint32_t *cycle_key; /* that cycle's member that sorts first */
 	uint8_t *flap_n;
 	uint64_t *port_idx; /* (dev << 32 | port) + 1; open addressing */
 	uint32_t *port_idx_val;
@@ -286,8 +310,7 @@ struct rules {
 
 	/* Store slots and queue labels. */
 	struct slot_map *map;
-	struct store_key *map_key; /* the key each slot was classified by */
-	uint32_t map_cap, map_seen;
+	uint32_t map_cap;
 	int8_t *qprio; /* queue label -> priority, -2 unknown */
 	uint32_t qprio_cap;
 
@@ -307,13 +330,22 @@ struct rules {
 
 	/* Published for snapshots. */
 	uint64_t ticks;
-	uint64_t reads; /* store_read calls in the last tick */
+	uint64_t reads; /* series whose figures the last tick used */
 	double last_cpu_s;
+
+	/* Outputs (rules_set_outputs; borrowed). */
+	struct report *report;
+	struct alert *alert;
 
 	/* Thread. */
 	pthread_t thread;
-	pthread_cond_t cond;
+	pthread_cond_t cond; /* with wake: kicks, reconfiguration, stop */
+	pthread_mutex_t wake;
 	bool running, stop;
+	bool kicked;	 /* (wake) samples arrived since the last tick */
+	int64_t kick_ns; /* (wake) monotonic time of the first of them */
+	atomic_bool kick_pending;     /* kicked, without taking wake again */
+	_Atomic int64_t last_kick_ns; /* monotonic time of the latest kick */
 };
 
 static const char *const kind_names[RULES_KINDS] = {
@@ -445,6 +477,9 @@ struct rules *rules_new(struct store *st, struct links *l, struct health *h,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&r->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&r->wake, NULL);
+	atomic_init(&r->kick_pending, false);
+	atomic_init(&r->last_kick_ns, 0);
 	apply_cfg(r, c);
 	r->next_id = 1;
 	return r;
@@ -493,6 +528,9 @@ void rules_free(struct rules *r)
 	free(r->down_seen);
 	free(r->link_last);
 	free(r->flap_t);
+	free(r->down_at);
+	free(r->cycle_at);
+	free(r->cycle_key);
 	free(r->flap_n);
 	free(r->port_idx);
 	free(r->port_idx_val);
@@ -514,7 +552,6 @@ void rules_free(struct rules *r)
 	free(r->stk_pos);
 	free(r->stk_via);
 	free(r->map);
-	free(r->map_key);
 	free(r->qprio);
 	free(r->rail_bad);
 	for (size_t i = 0; i < r->n_act; i++) {
@@ -526,6 +563,7 @@ void rules_free(struct rules *r)
 		free_public(&r->recent[(r->recent_head + i) % r->recent_cap]);
 	free(r->recent);
 	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->wake);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
@@ -534,8 +572,11 @@ void rules_configure(struct rules *r, const struct cfg *c)
 {
 	pthread_mutex_lock(&r->lock);
 	apply_cfg(r, c);
-	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
+	/* The thread re-reads the tick. */
+	pthread_mutex_lock(&r->wake);
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->wake);
 }
 
 uint64_t rules_tick_ns(struct rules *r)
@@ -635,6 +676,9 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->down_seen, cap, ncap);
 	GROW(r->link_last, cap, ncap);
 	GROW(r->flap_t, (size_t)cap * FLAP_RING, (size_t)ncap * FLAP_RING);
+	GROW(r->down_at, cap, ncap);
+	GROW(r->cycle_at, cap, ncap);
+	GROW(r->cycle_key, cap, ncap);
 	GROW(r->flap_n, cap, ncap);
 	GROW(r->queue, cap, ncap);
 	GROW(r->qsub, cap, ncap);
@@ -796,10 +840,8 @@ static int queue_prio(struct rules *r, store_label q)
 }
 
 static void classify(struct rules *r, struct slot_map *m,
-		     const struct store_sample *smp)
+		     const struct store_key *k)
 {
-	const struct store_key *k = &smp->key;
-	r->map_key[m - r->map] = *k;
 	m->kind = M_IGNORE;
 	if (k->counter >= FM_C__COUNT)
 		return;
@@ -830,12 +872,6 @@ static void classify(struct rules *r, struct slot_map *m,
 	     c->field == P_CNP_HANDLED || c->field == P_CNP_IGNORED ||
 	     c->field == P_STORM_WARN || c->field == P_OOB))
 		r->is_nic[m->port] = 1;
-}
-
-static bool same_key(const struct store_key *a, const struct store_key *b)
-{
-	return a->device == b->device && a->port == b->port &&
-	       a->sub == b->sub && a->counter == b->counter;
 }
 
 static inline void put_val(float *v, uint16_t *has, uint16_t bit, int agg,
@@ -877,19 +913,73 @@ static void apply(struct rules *r, const struct slot_map *m, float x, bool rate)
 	}
 }
 
+/* New ports start with nothing this tick. */
+static void clear_new_ports(struct rules *r, uint32_t before)
+{
+	memset(r->phas + (size_t)before * PRIOS, 0,
+	       (size_t)(r->n_ports - before) * PRIOS * sizeof *r->phas);
+	memset(r->qhas + before, 0, (r->n_ports - before) * sizeof *r->qhas);
+	memset(r->valid + before, 0, r->n_ports - before);
+	for (uint32_t d = 0; d < r->n_devs; d++)
+		if (!r->dseen[d])
+			r->dage[d] = INT64_MAX;
+}
+
+/*
+ * (Re)classifies slot s, whose figures carry generation gen. False when
+ * the figures at hand are not those of the key read (the slot changed
+ * in between): they are skipped this tick, the next one reclassifies.
+ */
+static bool reclassify(struct rules *r, uint32_t s, uint32_t gen)
+{
+	struct slot_map *m = &r->map[s];
+	struct store_key key;
+	uint32_t kgen;
+
+	if (store_slot_key(r->st, s, &key, &kgen) < 0) {
+		m->kind = M_UNKNOWN;
+		return false;
+	}
+	uint32_t before = r->n_ports;
+	classify(r, m, &key);
+	m->gen = kgen & MAP_GEN_MASK;
+	if (r->n_ports != before)
+		clear_new_ports(r, before);
+	return kgen == gen;
+}
+
+/* Age from which a series is stale (store_stale_rule), saturated. */
+static int64_t stale_after(unsigned intervals, uint32_t interval_ms)
+{
+	double t = (double)intervals * interval_ms * 1e6;
+	return t >= 9e18 ? INT64_MAX : (int64_t)ceil(t);
+}
+
+/*
+ * One pass over the store's figures (lock-free, see store.h). The
+ * figures' words are loaded only as needed: the head (flags,
+ * generation, rate) for every slot, the arrival time and the tail
+ * (interval, value) for the series the rules use.
+ */
 static void read_store(struct rules *r)
 {
 	uint32_t n = store_slots(r->st);
 	bool full = r->ticks % RULES_RESCAN_TICKS == 0;
-	struct store_sample smp;
 	uint64_t reads = 0;
+	int64_t now = store_mono_now(r->st);
+	unsigned k_stale;
+	uint32_t def_iv;
 
+	store_stale_rule(r->st, &k_stale, &def_iv);
+	/* The store's rule, (double)age >= k * interval * 1e6, compared in
+	 * integers for the last interval seen. */
+	uint32_t last_iv = def_iv;
+	int64_t stale_ns = stale_after(k_stale, def_iv);
 	if (n > r->map_cap) {
 		uint32_t ncap = r->map_cap ? r->map_cap : 1024;
 		while (ncap < n)
 			ncap *= 2;
 		GROW(r->map, r->map_cap, ncap);
-		GROW(r->map_key, r->map_cap, ncap);
 		r->map_cap = ncap;
 	}
 	if (r->n_ports) {
@@ -904,57 +994,69 @@ static void read_store(struct rules *r)
 		r->dfresh[d] = 0;
 		r->dage[d] = INT64_MAX;
 	}
-	for (uint32_t s = 0; s < n; s++) {
+	const struct store_fig *fg = NULL;
+	uint32_t left = 0;
+	for (uint32_t s = 0; s < n; s++, fg++) {
+		if (!left) {
+			left = store_figs(r->st, s, &fg);
+			if (!left)
+				break;
+		}
+		left--;
+		/* Two streams the hardware prefetcher loses among the
+		 * view's two dozen: fetch them ahead (bench_detect: a
+		 * third of the tick). */
+		if (left > RULES_PREFETCH)
+			__builtin_prefetch(fg + RULES_PREFETCH);
+		if (s + RULES_PREFETCH < n)
+			__builtin_prefetch(&r->map[s + RULES_PREFETCH]);
 		struct slot_map *m = &r->map[s];
-		bool known = s < r->map_seen && !full;
-		if (known && m->kind == M_IGNORE)
+		uint64_t head = store_fig_head(fg);
+		uint32_t meta = store_fig_meta(head);
+		if (!(meta & STORE_FIG_LIVE)) {
+			m->kind = M_UNKNOWN;
 			continue;
-		if (known && m->fallback &&
+		}
+		if ((m->kind == M_UNKNOWN ||
+		     m->gen != (store_fig_gen(head) & MAP_GEN_MASK)) &&
+		    !reclassify(r, s, store_fig_gen(head)))
+			continue;
+		if (m->kind == M_IGNORE)
+			continue;
+		if (!full && m->fallback &&
 		    (r->dur[(size_t)m->port * PRIOS + m->prio] &
 		     (m->field == F_TX_FRAMES ? 1 : 2)))
 			continue;
 		reads++;
-		if (store_read(r->st, s, &smp) < 0) {
-			m->kind = M_UNKNOWN;
+		if (!(meta & STORE_FIG_HAS_VALUE))
 			continue;
-		}
-		if (m->kind == M_UNKNOWN ||
-		    !same_key(&r->map_key[s], &smp.key)) {
-			uint32_t before = r->n_ports;
-			classify(r, m, &smp);
-			if (r->n_ports != before) {
-				/* New ports start with nothing this tick. */
-				memset(r->phas + (size_t)before * PRIOS, 0,
-				       (size_t)(r->n_ports - before) * PRIOS *
-					   sizeof *r->phas);
-				memset(r->qhas + before, 0,
-				       (r->n_ports - before) * sizeof *r->qhas);
-				memset(r->valid + before, 0,
-				       r->n_ports - before);
-				for (uint32_t d = 0; d < r->n_devs; d++)
-					if (!r->dseen[d])
-						r->dage[d] = INT64_MAX;
-			}
-		}
-		if (m->kind == M_IGNORE || !smp.has_value)
-			continue;
+		int64_t mono = store_fig_mono_ns(fg);
+		uint64_t tail = store_fig_tail(fg);
+		int64_t age = now > mono ? now - mono : 0;
 		uint32_t dv = r->devi[m->port];
 		r->dseen[dv] = 1;
-		if (smp.age_ns < r->dage[dv])
-			r->dage[dv] = smp.age_ns;
-		if (smp.stale)
+		if (age < r->dage[dv])
+			r->dage[dv] = age;
+		uint32_t iv = store_fig_interval_ms(tail);
+		if (!iv)
+			iv = def_iv;
+		if (iv != last_iv) {
+			last_iv = iv;
+			stale_ns = stale_after(k_stale, iv);
+		}
+		if (age >= stale_ns)
 			continue;
 		bool rate = m->vkind == V_RATE;
-		if (rate && !smp.has_rate) {
+		r->dfresh[dv] = 1;
+		if (rate && !(meta & STORE_FIG_HAS_RATE)) {
 			/* Fresh, but no rate yet (first sample, reset). */
-			r->dfresh[dv] = 1;
 			r->valid[m->port] |= 2;
 			continue;
 		}
-		r->dfresh[dv] = 1;
-		apply(r, m, rate ? (float)smp.rate : (float)smp.value, rate);
+		apply(r, m,
+		      rate ? store_fig_float(head) : store_fig_float(tail),
+		      rate);
 	}
-	r->map_seen = n;
 	r->reads = reads;
 }
 
@@ -1054,6 +1156,14 @@ static int cand_sub(struct rules *r, struct cand *c, uint32_t port,
 	s->parent = (int16_t)parent;
 	s->depth = (uint16_t)depth;
 	return (int)c->n_subs++;
+}
+
+static bool cand_has(const struct cand *c, uint32_t port)
+{
+	for (size_t i = 0; i < c->n_subs; i++)
+		if (c->subs[i].port == port)
+			return true;
+	return false;
 }
 
 static void cand_ev(struct rules *r, struct cand *c, const char *name,
@@ -1286,6 +1396,22 @@ static bool origin_has_data(const struct rules *r, const struct inc *in)
 	return r->valid[p] & (in->kind == RULES_LINK_FLAP ? 2 : 1);
 }
 
+/* Outputs hook: an incident fired or resolved (report, alert). */
+static void notify_outputs(struct rules *r, const struct inc *in)
+{
+	if (!r->report && !r->alert)
+		return;
+	struct rules_incident p;
+	to_public(r, in, &p);
+	if (in->state == RULES_RESOLVED)
+		p.resolved_ns = in->last_true;
+	if (r->report)
+		report_incident(r->report, &p);
+	if (r->alert)
+		alert_incident(r->alert, &p);
+	free_public(&p);
+}
+
 static void lifecycle(struct rules *r, int64_t now)
 {
 	for (size_t i = 0; i < r->n_act;) {
@@ -1298,6 +1424,7 @@ static void lifecycle(struct rules *r, int64_t now)
 				in->fired = now;
 				r->fired_total[in->kind]++;
 				log_notice("rules", "firing: %s", in->summary);
+				notify_outputs(r, in);
 			}
 		} else if (!origin_has_data(r, in)) {
 			/* Held: no data is not a clear signal. Do not let
@@ -1309,6 +1436,7 @@ static void lifecycle(struct rules *r, int64_t now)
 			in->state = RULES_RESOLVED;
 			log_notice("rules", "resolved: %s", in->summary);
 			keep_resolved(r, in);
+			notify_outputs(r, in);
 			drop = true;
 		}
 		in->asserted = false;
@@ -1417,6 +1545,49 @@ static unsigned pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
 		}
 	}
 	return maxdepth;
+}
+
+/* Whether port a's device:port sorts before b's. */
+static bool sorts_before(const struct rules *r, uint32_t a, uint32_t b)
+{
+	int cmp = strcmp(lbl(r, r->pdev[a]), lbl(r, r->pdev[b]));
+	return cmp < 0 || (cmp == 0 && strcmp(lbl(r, r->pname[a]),
+					      lbl(r, r->pname[b])) < 0);
+}
+
+/*
+ * The link whose failure closed the cycle on the stack from..sp-1: the
+ * most recent link-down, within DEADLOCK_CAUSE_NS, seen on a port of
+ * the cycle's switches or on its peer. Its end that sorts first (the
+ * link_flap convention), or NONE.
+ */
+static uint32_t deadlock_cause(const struct rules *r, size_t from, size_t sp,
+			       int64_t now, int64_t *when)
+{
+	uint32_t best = NONE;
+	int64_t best_t = 0;
+	for (size_t i = from; i < sp; i++) {
+		uint32_t d = r->stk_dev[i];
+		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+			uint32_t x = DEV_PORTS(r, d)[k];
+			for (int end = 0; end < 2; end++) {
+				if (end && !has_peer(r, x))
+					break;
+				uint32_t z = end ? (uint32_t)r->peer[x] : x;
+				int64_t t = r->down_at[z];
+				if (t && now - t <= DEADLOCK_CAUSE_NS &&
+				    t > best_t) {
+					best_t = t;
+					best = z;
+				}
+			}
+		}
+	}
+	if (best != NONE && has_peer(r, best) &&
+	    sorts_before(r, (uint32_t)r->peer[best], best))
+		best = (uint32_t)r->peer[best];
+	*when = best_t;
+	return best;
 }
 
 static void pause_rules(struct rules *r, int q, int64_t now)
@@ -1538,45 +1709,78 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 					    lbl(r, r->pname[first])) < 0))
 					first = m;
 			}
+			/* Every cycle's members, stuck or still moving,
+			 * for the drops it causes (queue_rules). */
+			for (size_t i = from; i < sp; i++) {
+				r->cycle_at[r->stk_via[i]] = now;
+				r->cycle_key[r->stk_via[i]] = first;
+			}
 			if (!stuck)
 				continue;
+			/* A cycle forms when rerouting after a link failure
+			 * bounces traffic back up (TAGGER's 1-bounce paths):
+			 * the most recent link failure on the cycle's
+			 * switches is where it started. */
+			int64_t down_t = 0;
+			uint32_t cause =
+			    deadlock_cause(r, from, sp, now, &down_t);
+			uint32_t origin = cause != NONE ? cause : first;
 			cand_reset(c);
-			cand_sub(r, c, first, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+			cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
 			float minw = 1;
 			for (size_t i = from; i < sp; i++) {
 				uint32_t m = r->stk_via[i];
 				if (r->dw[m] < minw)
 					minw = r->dw[m];
-				if (m != first)
+				if (m != origin)
 					cand_sub(r, c, m, 0, q,
 						 RULES_ROLE_MEMBER, 0, 1);
 				cand_ev(r, c, "pause_ratio_rx", m, r->dw[m]);
 			}
 			cand_ev(r, c, "cycle_length", NONE,
 				(double)(sp - from));
-			assert_inc(r, RULES_PFC_DEADLOCK, r->pdev[first],
-				   r->pname[first], q, minw, now, c);
+			if (cause != NONE)
+				cand_ev(r, c, "link_down_seconds_ago", cause,
+					(double)(now - down_t) / 1e9);
+			assert_inc(r, RULES_PFC_DEADLOCK, r->pdev[origin],
+				   r->pname[origin], q, minw, now, c);
 		}
 	}
 }
 
+/* Whether port p was on a pause cycle lately: within the clear
+ * duration and a sample (the drops that break a cycle come as it
+ * dissolves). */
+static bool in_cycle(const struct rules *r, uint32_t p, int64_t now)
+{
+	return r->cycle_at[p] &&
+	       now - r->cycle_at[p] <=
+		   (int64_t)r->c.r.clear_ns + 2 * r->c.window_ns;
+}
+
 /*
  * The egress the traffic of device d at priority q is heading to: the
- * most occupied queue, else the busiest port running at half its speed
- * or more; NONE if neither.
+ * most occupied queue, else the busiest port running at a tenth of its
+ * speed or more (a burst may fill only part of a sample); NONE if
+ * neither.
  */
 static uint32_t busiest_egress(const struct rules *r, uint32_t d, int q)
 {
 	uint32_t best = NONE, busy = NONE;
-	double occ = 0, util = 0.5;
+	double occ = 0, util = 0.1;
 	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
 		uint32_t x = DEV_PORTS(r, d)[k];
 		if (pval(r, x, q, F_OCC) > occ) {
 			occ = pval(r, x, q, F_OCC);
 			best = x;
 		}
-		if (qhas(r, x, P_TX_BYTES) && qval(r, x, P_SPEED) > 0) {
-			double u = qval(r, x, P_TX_BYTES) / qval(r, x, P_SPEED);
+		/* The speed is the port's, else its peer's (SONiC's
+		 * counters carry none). */
+		double speed = qval(r, x, P_SPEED);
+		if (!(speed > 0) && has_peer(r, x))
+			speed = qval(r, (uint32_t)r->peer[x], P_SPEED);
+		if (qhas(r, x, P_TX_BYTES) && speed > 0) {
+			double u = qval(r, x, P_TX_BYTES) / speed;
 			if (u >= util) {
 				util = u;
 				busy = x;
@@ -1629,12 +1833,20 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 			continue;
 		uint32_t origin =
 		    occ_port != NONE && occ > 0 ? occ_port : pause_port;
+		/* The victims: the pause tree below it (the senders it
+		 * holds paused and, hop by hop, those upstream), and every
+		 * peer it pauses even lightly. */
 		cand_reset(c);
-		cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+		if (++r->stamp == 0) {
+			memset(r->dstamp, 0, r->n_devs * sizeof *r->dstamp);
+			r->stamp = 1;
+		}
+		pause_tree(r, d, q, origin, origin == pause_port);
 		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
 			uint32_t x = DEV_PORTS(r, d)[k];
 			if (r->rtx[(size_t)x * PRIOS + q] >= thr &&
-			    has_peer(r, x))
+			    has_peer(r, x) &&
+			    !cand_has(c, (uint32_t)r->peer[x]))
 				cand_sub(r, c, (uint32_t)r->peer[x], 0, q,
 					 RULES_ROLE_VICTIM, 0, 1);
 		}
@@ -1655,11 +1867,33 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 		 * the lowest lossless one. */
 		if (nic && q == __builtin_ctz(r->c.lossless | 0x100u))
 			drops += qval(r, p, P_OOB);
+		/* A switch without per-priority ingress drop counters
+		 * (SONiC's gNMI tables have none for priority groups):
+		 * receive discards on a port that sent PFC on q in the
+		 * same window are q's. The port was in XOFF and still
+		 * dropped: its headroom overflowed. */
+		if (!nic && !(drops > 0) && r->rtx[(size_t)p * PRIOS + q] > 0 &&
+		    qval(r, p, P_DISC_RX) > 0)
+			drops = qval(r, p, P_DISC_RX);
 		if (!(drops > 0))
 			continue;
 		cand_reset(c);
-		store_label port = nic ? r->pname[p] : 0;
-		if (nic) {
+		store_label dev = r->pdev[p], port = nic ? r->pname[p] : 0;
+		if (!nic && in_cycle(r, p, now)) {
+			/* Drops on the ports of a pause cycle (its buffers
+			 * overflowing as it forms, or the watchdog breaking
+			 * it): one incident for the cycle, at its member
+			 * that sorts first, the other members its victims. */
+			uint32_t o = r->cycle_key[p];
+			cand_sub(r, c, o, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+			for (uint32_t m = 0; m < r->n_ports; m++)
+				if (m != o && r->cycle_key[m] == o &&
+				    in_cycle(r, m, now))
+					cand_sub(r, c, m, 0, q,
+						 RULES_ROLE_VICTIM, 0, 1);
+			dev = r->pdev[o];
+			port = r->pname[o];
+		} else if (nic) {
 			cand_sub(r, c, p, 0, q, RULES_ROLE_ORIGIN, -1, 0);
 			if (has_peer(r, p))
 				cand_sub(r, c, (uint32_t)r->peer[p], 0, q,
@@ -1683,8 +1917,7 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 			cand_ev(r, c, "peer_transport_retries_per_s",
 				(uint32_t)r->peer[p],
 				qval(r, (uint32_t)r->peer[p], P_RETRIES));
-		assert_inc(r, RULES_LOSSLESS_DROP, r->pdev[p], port, q, drops,
-			   now, c);
+		assert_inc(r, RULES_LOSSLESS_DROP, dev, port, q, drops, now, c);
 	}
 }
 
@@ -1747,14 +1980,47 @@ static void nic_rules(struct rules *r, int64_t now)
 		for (size_t i = 0; i < senders; i++)
 			if (r->queue[i] == p)
 				others--;
-		if (ce > 0 && cnp >= r->c.r.incast_min_cnp &&
-		    others >= r->c.r.incast_senders) {
+		/* An incast congests the receiver's last hop: where its
+		 * switch port's queue is known, it must mark or hold data
+		 * (marks met on a congested fabric link upstream, with the
+		 * last hop idle, are not an incast). */
+		int32_t y = has_peer(r, p) ? r->peer[p] : -1;
+		bool last_hop = y < 0 || prio < 0 ||
+				(!phas(r, (uint32_t)y, prio, F_ECN) &&
+				 !phas(r, (uint32_t)y, prio, F_OCC)) ||
+				pval(r, (uint32_t)y, prio, F_ECN) > 0 ||
+				pval(r, (uint32_t)y, prio, F_OCC) > 0;
+		/* Senders DCQCN does not reach (no marks on their path)
+		 * are held by pause instead: the NICs the receiver's
+		 * switch pauses count too. */
+		size_t paused = 0;
+		if (y >= 0 && prio >= 0 && ce > 0 && last_hop) {
+			uint32_t d = r->devi[y];
+			for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+				uint32_t x = DEV_PORTS(r, d)[k];
+				if ((int32_t)x == y || !has_peer(r, x))
+					continue;
+				uint32_t z = (uint32_t)r->peer[x];
+				if (!r->is_nic[z] ||
+				    r->rtx[(size_t)x * PRIOS + prio] <
+					r->c.r.pause_ratio ||
+				    qval(r, z, P_CNP_HANDLED) >= 1)
+					continue;
+				r->qsub[paused++] = z;
+			}
+		}
+		if (ce > 0 && cnp >= r->c.r.incast_min_cnp && last_hop &&
+		    others + paused >= r->c.r.incast_senders) {
 			cand_reset(c);
 			cand_sub(r, c, p, 0, prio, RULES_ROLE_ORIGIN, -1, 0);
 			for (size_t i = 0; i < senders; i++)
 				if (r->queue[i] != p)
 					cand_sub(r, c, r->queue[i], 0, prio,
 						 RULES_ROLE_VICTIM, 0, 1);
+			for (size_t i = 0; i < paused; i++)
+				cand_sub(r, c, r->qsub[i], 0, prio,
+					 RULES_ROLE_VICTIM, 0, 1);
+			others += paused;
 			cand_ev(r, c, "roce_ce_pps", p, ce);
 			cand_ev(r, c, "cnp_sent_pps", p, cnp);
 			cand_ev(r, c, "senders", NONE, (double)others);
@@ -1806,15 +2072,30 @@ static void flap_rules(struct rules *r, int64_t now)
 	for (uint32_t p = 0; p < r->n_ports; p++) {
 		unsigned downs = 0;
 		if (qhas(r, p, P_DOWN_TOTAL)) {
+			/* Whole events: a total counted in halves (OpenConfig
+			 * carrier-transitions) counts a flap once, when the
+			 * link is back. */
 			double v = qval(r, p, P_DOWN_TOTAL);
-			if (r->down_seen[p] && v > r->down_last[p])
-				downs = (unsigned)(v - r->down_last[p] + 0.5);
+			if (r->down_seen[p] && v > r->down_last[p]) {
+				downs =
+				    (unsigned)(floor(v + 1e-6) -
+					       floor(r->down_last[p] + 1e-6));
+				/* When it went down: link_up says better
+				 * (a total in halves also moves when the
+				 * link comes back). */
+				if (!qhas(r, p, P_LINK_UP))
+					r->down_at[p] = now;
+			}
 			r->down_last[p] = v;
 			r->down_seen[p] = 1;
-		} else if (qhas(r, p, P_LINK_UP)) {
+		}
+		if (qhas(r, p, P_LINK_UP)) {
 			int up = qval(r, p, P_LINK_UP) > 0.5;
-			if (r->link_last[p] == 1 && !up)
-				downs = 1;
+			if (r->link_last[p] == 1 && !up) {
+				if (!qhas(r, p, P_DOWN_TOTAL))
+					downs = 1;
+				r->down_at[p] = now;
+			}
 			r->link_last[p] = (int8_t)up;
 		}
 		int64_t *ring = &r->flap_t[(size_t)p * FLAP_RING];
@@ -1888,6 +2169,78 @@ static void rail_rules(struct rules *r, int64_t now)
 	}
 }
 
+/*
+ * Outputs hook: this tick's per-port rates into the report's history
+ * (ports with nothing to say are skipped). Pause seconds are the
+ * ratios the rules use (duration counters, else frames at the link's
+ * refresh rate).
+ */
+static void feed_report(struct rules *r, int64_t now)
+{
+	report_begin(r->report, now);
+	struct report_port rp;
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		if (!(r->valid[p] & 1))
+			continue;
+		memset(&rp, 0, sizeof rp);
+		bool any = false;
+		double refresh = refresh_rate(r, p);
+		for (int q = 0; q < PRIOS; q++) {
+			size_t i = (size_t)p * PRIOS + q;
+			float tx = r->rtx[i], rx = r->rrx[i];
+			if (!(r->c.lossless & (1u << q))) {
+				tx = ratio_of(r, p, q, F_TX_PAUSE, F_TX_FRAMES,
+					      refresh);
+				rx = ratio_of(r, p, q, F_RX_PAUSE, F_RX_FRAMES,
+					      refresh);
+			}
+			rp.pause_tx_s[q] = tx > 0 ? tx : 0;
+			rp.pause_rx_s[q] = rx > 0 ? rx : 0;
+			rp.frames_tx[q] = pval(r, p, q, F_TX_FRAMES);
+			rp.frames_rx[q] = pval(r, p, q, F_RX_FRAMES);
+			rp.drops[q] = pval(r, p, q, F_DROPS);
+			rp.ecn[q] = pval(r, p, q, F_ECN);
+			if (phas(r, p, q, F_ECN))
+				rp.has_ecn |= (uint8_t)(1u << q);
+			any |= rp.pause_tx_s[q] > 0 || rp.pause_rx_s[q] > 0 ||
+			       rp.frames_tx[q] > 0 || rp.frames_rx[q] > 0 ||
+			       rp.drops[q] > 0 || rp.ecn[q] > 0;
+		}
+		rp.ce = qval(r, p, P_CE);
+		rp.cnp_sent = qval(r, p, P_CNP_SENT);
+		rp.cnp_handled = qval(r, p, P_CNP_HANDLED);
+		rp.cnp_ignored = qval(r, p, P_CNP_IGNORED);
+		rp.out_of_buffer = qval(r, p, P_OOB);
+		any |= rp.ce > 0 || rp.cnp_sent > 0 || rp.cnp_handled > 0 ||
+		       rp.cnp_ignored > 0 || rp.out_of_buffer > 0;
+		if (!any)
+			continue;
+		rp.device = r->pdev[p];
+		rp.port = r->pname[p];
+		rp.is_nic = r->is_nic[p];
+		report_port(r->report, &rp);
+	}
+	report_end(r->report);
+}
+
+void rules_set_outputs(struct rules *r, struct report *rep, struct alert *al)
+{
+	pthread_mutex_lock(&r->lock);
+	r->report = rep;
+	r->alert = al;
+	pthread_mutex_unlock(&r->lock);
+}
+
+struct report *rules_get_report(struct rules *r)
+{
+	if (!r)
+		return NULL;
+	pthread_mutex_lock(&r->lock);
+	struct report *rep = r->report;
+	pthread_mutex_unlock(&r->lock);
+	return rep;
+}
+
 static double thread_cpu_s(void)
 {
 	struct timespec t;
@@ -1920,6 +2273,8 @@ void rules_tick(struct rules *r, int64_t now)
 	target_rules(r, now);
 	rail_rules(r, now);
 	lifecycle(r, now);
+	if (r->report)
+		feed_report(r, now);
 	r->ticks++;
 	r->last_cpu_s = thread_cpu_s() - cpu0;
 	pthread_mutex_unlock(&r->lock);
@@ -2029,35 +2384,88 @@ void rules_snapshot_free(struct rules_snapshot *s)
 
 /* The thread. */
 
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * NS_PER_S + t.tv_nsec;
+}
+
+void rules_kick(struct rules *r)
+{
+	/* Only the first kick after a tick takes the lock; the others
+	 * only say the round goes on. */
+	int64_t now = mono_ns();
+	atomic_store_explicit(&r->last_kick_ns, now, memory_order_relaxed);
+	if (atomic_exchange(&r->kick_pending, true))
+		return;
+	pthread_mutex_lock(&r->wake);
+	if (!r->kicked) {
+		r->kicked = true;
+		r->kick_ns = now;
+	}
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->wake);
+}
+
+/*
+ * Ticks follow the samples: a kick (rules_kick) schedules a tick once
+ * the kicks have been quiet for RULES_KICK_QUIET_NS (a round of samples
+ * from many targets, or one switch's ports sent as separate
+ * notifications, lands in one tick: a tick between a device's ports
+ * would see half a round, old and new windows side by side), at most
+ * RULES_KICK_MAX_NS after the first, but no sooner than
+ * RULES_KICK_GAP_NS, nor than ten
+ * times the last tick's CPU time, after the previous tick: kicked ticks
+ * cost at most a tenth of a core however the targets' samples are
+ * staggered. Without kicks the engine ticks every rules.tick (silence
+ * must be noticed too).
+ */
 static void *tick_thread(void *arg)
 {
 	struct rules *r = arg;
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	pthread_mutex_lock(&r->lock);
+	int64_t last = mono_ns();
+	int64_t next = last + (int64_t)rules_tick_ns(r);
+	double cpu = 0; /* the last tick's, written by this thread */
+	pthread_mutex_lock(&r->wake);
 	while (!r->stop) {
-		uint64_t t = r->c.tick_ns;
-		next.tv_nsec += (long)(t % NS_PER_S);
-		next.tv_sec += (time_t)(t / NS_PER_S) + next.tv_nsec / NS_PER_S;
-		next.tv_nsec %= NS_PER_S;
-		while (!r->stop && pthread_cond_timedwait(&r->cond, &r->lock,
-							  &next) != ETIMEDOUT)
-			;
-		if (r->stop)
-			break;
-		/* Late by more than a tick (a stopped process): skip the
-		 * missed ones instead of running them back to back. */
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - next.tv_sec) * NS_PER_S +
-			(now.tv_nsec - next.tv_nsec) >
-		    (int64_t)t)
-			next = now;
-		pthread_mutex_unlock(&r->lock);
+		int64_t due = next;
+		if (r->kicked) {
+			int64_t gap = (int64_t)(cpu * 10 * 1e9);
+			if (gap < RULES_KICK_GAP_NS)
+				gap = RULES_KICK_GAP_NS;
+			int64_t k = atomic_load_explicit(&r->last_kick_ns,
+							 memory_order_relaxed) +
+				    RULES_KICK_QUIET_NS;
+			if (k > r->kick_ns + RULES_KICK_MAX_NS)
+				k = r->kick_ns + RULES_KICK_MAX_NS;
+			if (k < last + gap)
+				k = last + gap;
+			if (k < due)
+				due = k;
+		}
+		int64_t now = mono_ns();
+		if (now < due) {
+			struct timespec ts = { .tv_sec = due / NS_PER_S,
+					       .tv_nsec = due % NS_PER_S };
+			pthread_cond_timedwait(&r->cond, &r->wake, &ts);
+			continue;
+		}
+		r->kicked = false;
+		atomic_store(&r->kick_pending, false);
+		pthread_mutex_unlock(&r->wake);
 		rules_tick(r, r->real_ns(r->clock_ctx));
+		uint64_t t = rules_tick_ns(r);
 		pthread_mutex_lock(&r->lock);
+		cpu = r->last_cpu_s;
+		pthread_mutex_unlock(&r->lock);
+		pthread_mutex_lock(&r->wake);
+		last = now;
+		/* The next periodic tick counts from this one: while
+		 * samples keep arriving, kicks drive the engine. */
+		next = now + (int64_t)t;
 	}
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&r->wake);
 	return NULL;
 }
 
@@ -2079,10 +2487,10 @@ void rules_stop(struct rules *r)
 {
 	if (!r->running)
 		return;
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&r->wake);
 	r->stop = true;
 	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&r->wake);
 	pthread_join(r->thread, NULL);
 	r->running = false;
 }

@@ -149,6 +149,32 @@ void rules_free(struct rules *r);
 /* Applies a new config's thresholds, lossless priorities and tick. */
 void rules_configure(struct rules *r, const struct cfg *c);
 
+struct report;
+struct alert;
+/*
+ * Outputs the engine feeds (either may be NULL: none): the report's
+ * history (report_begin/report_port each tick) and, on every firing and
+ * resolution, report_incident() and alert_incident(). Both are borrowed
+ * and called under the engine's lock, so after this returns the old
+ * ones are no longer used and may be freed.
+ */
+void rules_set_outputs(struct rules *r, struct report *rep, struct alert *al);
+/* The report set by rules_set_outputs (NULL: none); it lives as long as
+ * whoever set it keeps it there (fabmond: until after HTTP stops). */
+struct report *rules_get_report(struct rules *r);
+
+/*
+ * New samples are in the store: the tick thread runs a tick soon (when
+ * kicks have been quiet for 50 ms, at most 250 ms after the first, so a
+ * round of samples is one tick; at least 100 ms, and ten times the last
+ * tick's CPU, after the previous one), so detection
+ * follows sample arrival instead of waiting for the next periodic tick.
+ * Cheap and non-blocking after the first call since the last tick (an
+ * atomic flag); safe from any thread. fabmond calls it from the health
+ * registry's updated hook, i.e. after every batch a collector stores.
+ */
+void rules_kick(struct rules *r);
+
 /* Starts the tick thread. 0 or -errno. */
 int rules_start(struct rules *r);
 /* Stops and joins it (no-op if not running). */

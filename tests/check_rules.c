@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BASE_NS INT64_C(1700000000000000000)
 #define SEC	INT64_C(1000000000)
@@ -778,6 +779,153 @@ START_TEST(test_target_silent)
 }
 END_TEST
 
+/* The cycle formed after a link failed on one of its switches: that
+ * link is the origin, every cycle port a member. */
+START_TEST(test_deadlock_origin_is_the_failed_link)
+{
+	link2("s1", "e7", "x0", "e0");
+	set("s1", "e7", FM_C_LINK_UP, 0, 1);
+	steps(2);
+	set("s1", "e7", FM_C_LINK_UP, 0, 0);
+	step();
+	ring3(false);
+	steps(3);
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PFC_DEADLOCK, "s1", "e7", true, &in));
+	ck_assert(has_subject(in, "s0", "e1", RULES_ROLE_MEMBER));
+	ck_assert(has_subject(in, "s1", "e1", RULES_ROLE_MEMBER));
+	ck_assert(has_subject(in, "s2", "e1", RULES_ROLE_MEMBER));
+	bool ev = false;
+	for (size_t i = 0; i < in->n_evidence; i++)
+		ev |= !strcmp(in->evidence[i].name, "link_down_seconds_ago") &&
+		      in->evidence[i].value > 0 && in->evidence[i].value < 10;
+	ck_assert(ev);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* Drops on the ports of a pause cycle are one incident for the cycle,
+ * not one per switch. */
+START_TEST(test_drops_on_a_cycle_are_one_incident)
+{
+	ring3(false);
+	steps(3);
+	set("s1", "e1", FM_C_QUEUE_DROPS, 3, 100);
+	set("s2", "e1", FM_C_QUEUE_DROPS, 3, 100);
+	steps(2); /* a new series has a rate from its second sample */
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_LOSSLESS_DROP, "s0", "e1", true, &in));
+	ck_assert(has_subject(in, "s1", "e1", RULES_ROLE_VICTIM));
+	ck_assert(has_subject(in, "s2", "e1", RULES_ROLE_VICTIM));
+	ck_assert(!find(&s, RULES_LOSSLESS_DROP, "s1", "", false, NULL));
+	ck_assert(!find(&s, RULES_LOSSLESS_DROP, "s2", "", false, NULL));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* A switch port's receive discards are a lossless drop only in a
+ * window in which the port sent PFC (its headroom overflowed). */
+START_TEST(test_rx_discards_while_pausing)
+{
+	link2("leaf0", "Ethernet8", "h1", "mlx5_0");
+	set("leaf0", "Ethernet8", FM_C_DISCARDS_RX, 0, 50);
+	set("leaf0", "Ethernet8", FM_C_PFC_TX_PAUSE, 3, 0);
+	steps(3);
+	ck_assert_uint_eq(n_firing(), 0);
+	set("leaf0", "Ethernet8", FM_C_PFC_TX_PAUSE, 3, 0.1);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_LOSSLESS_DROP, "leaf0", "", true, &in));
+	ck_assert(has_subject(in, "h1", "mlx5_0", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* CE and CNPs at a receiver whose last hop neither marks nor queues:
+ * the marks came from a congested link upstream, not an incast. */
+START_TEST(test_incast_needs_a_congested_last_hop)
+{
+	incast(4);
+	set("leaf0", "Ethernet0", FM_C_ECN_MARKED, 3, 0);
+	set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 0);
+	steps(4);
+	ck_assert_uint_eq(n_firing(), 0);
+	set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 1e6);
+	steps(2);
+	ck_assert_uint_eq(n_firing(), 1);
+}
+END_TEST
+
+/* Senders held by pause (no marks on their path) count with those
+ * handling CNPs. */
+START_TEST(test_incast_counts_paused_senders)
+{
+	incast(2);
+	link2("leaf0", "Ethernet8", "p0", "mlx5_0");
+	set("p0", "mlx5_0", FM_C_CNP_HANDLED, 0, 0);
+	set("leaf0", "Ethernet8", FM_C_PFC_TX_PAUSE, 3, 0.5);
+	steps(3);
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_INCAST, "r0", "mlx5_0", true, &in));
+	ck_assert(has_subject(in, "p0", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(has_subject(in, "s1", "mlx5_0", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* OpenConfig's carrier-transitions, stored at scale 0.5: a flap (down
+ * and up) counts once. */
+START_TEST(test_link_flap_in_halves)
+{
+	link2("leaf0", "Ethernet32", "spine0", "Ethernet1/1");
+	set("spine0", "Ethernet1/1", FM_C_LINK_DOWN_EVENTS, 0, 0);
+	F.s[F.n - 1].scale = 0.5;
+	steps(2);
+	set("spine0", "Ethernet1/1", FM_C_LINK_DOWN_EVENTS, 0, 0.5);
+	steps(2); /* down, then up: one flap */
+	set("spine0", "Ethernet1/1", FM_C_LINK_DOWN_EVENTS, 0, 0);
+	step();
+	ck_assert_uint_eq(n_firing(), 0);
+	set("spine0", "Ethernet1/1", FM_C_LINK_DOWN_EVENTS, 0, 0.5);
+	steps(2);
+	ck_assert(n_firing() == 1);
+}
+END_TEST
+
+/* With the thread running and an hourly tick, nothing is evaluated
+ * until rules_kick() says samples arrived; then a tick follows. */
+START_TEST(test_kick_ticks_on_arrival)
+{
+	teardown();
+	fab_up("rules:\n  tick: 1h\n"
+	       "topology:\n"
+	       "  rails:\n"
+	       "    - {leaves: [leaf-a0]}\n"
+	       "    - {leaves: [leaf-a1]}\n"
+	       "  links:\n"
+	       "    - [\"gpu02:mlx5_1\", \"leaf-a0:eth5\"]\n");
+	ck_assert_int_eq(rules_start(F.r), 0);
+	struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+	nanosleep(&ms10, NULL);
+	ck_assert_uint_eq(n_firing(), 0);
+	rules_kick(F.r);
+	rules_kick(F.r); /* coalesced */
+	/* A bound on a hang, not a timing check. */
+	for (int i = 0; i < 3000 && n_firing() == 0; i++)
+		nanosleep(&ms10, NULL);
+	ck_assert_uint_eq(n_firing(), 1);
+	rules_stop(F.r);
+}
+END_TEST
+
 START_TEST(test_rail_misalignment)
 {
 	teardown();
@@ -955,6 +1103,13 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_link_flap);
 	tcase_add_test(tc, test_target_silent);
 	tcase_add_test(tc, test_rail_misalignment);
+	tcase_add_test(tc, test_deadlock_origin_is_the_failed_link);
+	tcase_add_test(tc, test_drops_on_a_cycle_are_one_incident);
+	tcase_add_test(tc, test_rx_discards_while_pausing);
+	tcase_add_test(tc, test_incast_needs_a_congested_last_hop);
+	tcase_add_test(tc, test_incast_counts_paused_senders);
+	tcase_add_test(tc, test_link_flap_in_halves);
+	tcase_add_test(tc, test_kick_ticks_on_arrival);
 	tcase_add_test(tc, test_pending_then_firing_and_recent_ring);
 	tcase_add_test(tc, test_tick_defaults);
 	tcase_add_test(tc, test_outputs);

@@ -469,6 +469,9 @@ SCENARIO_TEST(switch_reboot)
 SCENARIO_TEST(target_silent)
 SCENARIO_TEST(target_refuse)
 SCENARIO_TEST(rail_misalignment)
+SCENARIO_TEST(congestion_spreading)
+SCENARIO_TEST(pfc_deadlock)
+SCENARIO_TEST(demo)
 
 static Suite *rules_sim_suite(void)
 {
@@ -488,6 +491,9 @@ static Suite *rules_sim_suite(void)
 	tcase_add_test(tc, test_target_silent);
 	tcase_add_test(tc, test_target_refuse);
 	tcase_add_test(tc, test_rail_misalignment);
+	tcase_add_test(tc, test_congestion_spreading);
+	tcase_add_test(tc, test_pfc_deadlock);
+	tcase_add_test(tc, test_demo);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,1194 @@
+/*
+ * report: bounded history for /api/v1/report (see report.h).
+ *
+ * Buckets sit in a ring sized window/step + 1 (the open one included).
+ * Per-port records are addressed by an absolute sequence number; record
+ * s lives at recs[s % max_records], and a bucket owns the contiguous
+ * sequence numbers [rec_first, rec_first + rec_n). Records of the open
+ * bucket are found again through a small open-addressing index that is
+ * cleared when the bucket closes, so each (port, priority) has at most
+ * one record per bucket. Evicting the oldest records (the ring is full)
+ * only moves rec_tail: a bucket whose rec_first is below it has lost its
+ * per-port detail.
+ */
+#include "config.h"
+
+#include "report.h"
+
+#include "mem.h"
+#include "rules.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NS_PER_S    INT64_C(1000000000)
+#define MAX_DT_NS   (10 * NS_PER_S)
+#define TOP_MAX	    1000
+#define TOP_DEFAULT 10
+
+enum { RF_NIC = 1 };
+
+struct bucket {
+	int64_t start; /* ns; 0: unused */
+	double pause_tx[REPORT_PRIOS], pause_rx[REPORT_PRIOS];
+	double frames_tx[REPORT_PRIOS], frames_rx[REPORT_PRIOS];
+	double drops[REPORT_PRIOS], ecn[REPORT_PRIOS];
+	double ce, cnp_sent, cnp_handled, cnp_ignored, oob;
+	uint64_t rec_first;
+	uint32_t rec_n;
+	bool rec_lost; /* records were refused (the ring held only this) */
+};
+
+/* One (port, priority) in one bucket: 24 bytes. */
+struct rec {
+	store_label dev, port;
+	uint8_t prio;
+	uint8_t flags;	 /* RF_NIC */
+	uint8_t has_ecn; /* the port has an ECN counter on prio */
+	uint8_t pad;
+	float tx, rx, ecn; /* seconds, seconds, marks */
+};
+_Static_assert(sizeof(struct rec) == 24, "report record size");
+
+struct hinc {
+	uint64_t id;
+	enum rules_kind kind;
+	int prio;
+	int64_t fired, resolved;
+	double peak;
+	char *dev, *port, *summary;
+};
+
+struct report {
+	const struct store *st;
+	pthread_mutex_t lock;
+	struct report_opts o;
+
+	struct bucket *b;
+	size_t nb;     /* ring size */
+	size_t b_n;    /* buckets in use */
+	size_t b_head; /* the open (newest) bucket, if b_n */
+
+	struct rec *recs;
+	uint64_t rec_alloc; /* allocated entries (grows up to max_records) */
+	uint64_t rec_head, rec_tail;
+	uint64_t *idx; /* open bucket: seq + 1, 0 empty */
+	size_t idx_cap, idx_used;
+
+	struct hinc *inc;
+	size_t inc_n, inc_head;
+
+	int64_t last; /* previous tick */
+	double dt_s;  /* this tick's duration */
+};
+
+static void clear_history(struct report *rep)
+{
+	free(rep->b);
+	rep->nb = (size_t)(rep->o.window_ns / rep->o.step_ns) + 1;
+	rep->b = xcalloc(rep->nb, sizeof *rep->b);
+	rep->b_n = rep->b_head = 0;
+	free(rep->recs);
+	rep->recs = NULL;
+	rep->rec_alloc = rep->rec_head = rep->rec_tail = 0;
+	free(rep->idx);
+	rep->idx = NULL;
+	rep->idx_cap = rep->idx_used = 0;
+}
+
+static void hinc_free(struct hinc *h)
+{
+	free(h->dev);
+	free(h->port);
+	free(h->summary);
+	memset(h, 0, sizeof *h);
+}
+
+static void clear_incidents(struct report *rep)
+{
+	for (size_t i = 0; i < rep->inc_n; i++)
+		hinc_free(
+		    &rep->inc[(rep->inc_head + i) % rep->o.max_incidents]);
+	free(rep->inc);
+	rep->inc = xcalloc(rep->o.max_incidents ? rep->o.max_incidents : 1,
+			   sizeof *rep->inc);
+	rep->inc_n = rep->inc_head = 0;
+}
+
+static void sanitize(struct report_opts *o)
+{
+	if (o->step_ns < (uint64_t)NS_PER_S)
+		o->step_ns = NS_PER_S;
+	if (o->window_ns < o->step_ns)
+		o->window_ns = o->step_ns;
+	if (o->max_records == 0)
+		o->max_records = 1;
+	if (o->max_incidents == 0)
+		o->max_incidents = 1;
+}
+
+struct report *report_new(const struct store *st, const struct report_opts *o)
+{
+	struct report *rep = xcalloc(1, sizeof *rep);
+	rep->st = st;
+	pthread_mutex_init(&rep->lock, NULL);
+	rep->o = *o;
+	sanitize(&rep->o);
+	clear_history(rep);
+	clear_incidents(rep);
+	return rep;
+}
+
+void report_free(struct report *rep)
+{
+	if (!rep)
+		return;
+	for (size_t i = 0; i < rep->inc_n; i++)
+		hinc_free(
+		    &rep->inc[(rep->inc_head + i) % rep->o.max_incidents]);
+	free(rep->inc);
+	free(rep->b);
+	free(rep->recs);
+	free(rep->idx);
+	pthread_mutex_destroy(&rep->lock);
+	free(rep);
+}
+
+void report_configure(struct report *rep, const struct report_opts *o)
+{
+	struct report_opts n = *o;
+	sanitize(&n);
+	pthread_mutex_lock(&rep->lock);
+	bool reset = n.step_ns != rep->o.step_ns ||
+		     n.window_ns != rep->o.window_ns ||
+		     n.max_records != rep->o.max_records;
+	bool reinc = n.max_incidents != rep->o.max_incidents;
+	if (reinc) {
+		/* Keep the newest incidents that fit. */
+		struct hinc *old = rep->inc;
+		size_t old_n = rep->inc_n, old_head = rep->inc_head,
+		       old_cap = rep->o.max_incidents;
+		rep->inc = xcalloc(n.max_incidents, sizeof *rep->inc);
+		size_t keep = old_n < n.max_incidents ? old_n : n.max_incidents;
+		for (size_t i = 0; i < old_n; i++) {
+			struct hinc *h = &old[(old_head + i) % old_cap];
+			if (i < old_n - keep)
+				hinc_free(h);
+			else
+				rep->inc[i - (old_n - keep)] = *h;
+		}
+		free(old);
+		rep->inc_n = keep;
+		rep->inc_head = 0;
+	}
+	rep->o = n;
+	if (reset)
+		clear_history(rep);
+	pthread_mutex_unlock(&rep->lock);
+}
+
+static struct bucket *bucket_at(const struct report *rep, size_t i)
+{
+	/* i = 0 is the oldest. */
+	return &rep->b[(rep->b_head + rep->nb - (rep->b_n - 1) + i) % rep->nb];
+}
+
+static void drop_oldest_bucket(struct report *rep)
+{
+	struct bucket *old = bucket_at(rep, 0);
+	uint64_t end = old->rec_first + old->rec_n;
+	if (rep->rec_tail < end)
+		rep->rec_tail = end;
+	old->start = 0;
+	rep->b_n--;
+}
+
+static void open_bucket(struct report *rep, int64_t start)
+{
+	if (rep->b_n == rep->nb)
+		drop_oldest_bucket(rep);
+	rep->b_head = rep->b_n ? (rep->b_head + 1) % rep->nb : 0;
+	rep->b_n++;
+	struct bucket *b = &rep->b[rep->b_head];
+	memset(b, 0, sizeof *b);
+	b->start = start;
+	b->rec_first = rep->rec_head;
+	if (rep->idx_used) {
+		memset(rep->idx, 0, rep->idx_cap * sizeof *rep->idx);
+		rep->idx_used = 0;
+	}
+}
+
+static void drop_old_incidents(struct report *rep, int64_t cutoff)
+{
+	while (rep->inc_n) {
+		struct hinc *h = &rep->inc[rep->inc_head];
+		if (!h->resolved || h->resolved >= cutoff)
+			break;
+		hinc_free(h);
+		rep->inc_head = (rep->inc_head + 1) % rep->o.max_incidents;
+		rep->inc_n--;
+	}
+}
+
+void report_begin(struct report *rep, int64_t now)
+{
+	pthread_mutex_lock(&rep->lock);
+	int64_t dt = rep->last ? now - rep->last : 0;
+	if (dt < 0)
+		dt = 0;
+	if (dt > MAX_DT_NS)
+		dt = MAX_DT_NS;
+	rep->dt_s = (double)dt / 1e9;
+	rep->last = now;
+	int64_t step = (int64_t)rep->o.step_ns;
+	int64_t start = now - ((now % step) + step) % step;
+	if (!rep->b_n || rep->b[rep->b_head].start != start)
+		open_bucket(rep, start);
+	int64_t cutoff = now - (int64_t)rep->o.window_ns;
+	while (rep->b_n > 1 && bucket_at(rep, 0)->start + step <= cutoff)
+		drop_oldest_bucket(rep);
+	drop_old_incidents(rep, cutoff);
+	/* Held until report_end(): one lock per tick, not per port. */
+}
+
+void report_end(struct report *rep)
+{
+	pthread_mutex_unlock(&rep->lock);
+}
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= UINT64_C(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	return k;
+}
+
+static struct rec *rec_of(struct report *rep, uint64_t seq)
+{
+	return &rep->recs[seq % rep->o.max_records];
+}
+
+static void idx_insert(struct report *rep, uint64_t key, uint64_t seq)
+{
+	size_t m = rep->idx_cap - 1;
+	for (size_t i = mix(key) & m;; i = (i + 1) & m)
+		if (!rep->idx[i]) {
+			rep->idx[i] = seq + 1;
+			rep->idx_used++;
+			return;
+		}
+}
+
+static uint64_t rec_key(store_label dev, store_label port, int prio)
+{
+	return ((uint64_t)dev << 35) ^ ((uint64_t)port << 3) ^ (uint64_t)prio;
+}
+
+/* The open bucket's record of (dev, port, prio), created if need be;
+ * NULL when the ring has no room for it. */
+static struct rec *find_rec(struct report *rep, store_label dev,
+			    store_label port, int prio)
+{
+	struct bucket *b = &rep->b[rep->b_head];
+	uint64_t key = rec_key(dev, port, prio);
+	if (rep->idx_cap) {
+		size_t m = rep->idx_cap - 1;
+		for (size_t i = mix(key) & m; rep->idx[i]; i = (i + 1) & m) {
+			struct rec *r = rec_of(rep, rep->idx[i] - 1);
+			if (r->dev == dev && r->port == port && r->prio == prio)
+				return r;
+		}
+	}
+	uint64_t cap = rep->o.max_records;
+	if (rep->rec_head - rep->rec_tail == cap) {
+		if (rep->rec_tail >= b->rec_first) {
+			b->rec_lost = true;
+			return NULL;
+		}
+		rep->rec_tail++;
+	}
+	if (rep->rec_head >= rep->rec_alloc && rep->rec_alloc < cap) {
+		/* Grows only before the first wrap: seq % cap stays inside. */
+		uint64_t n = rep->rec_alloc ? rep->rec_alloc * 2 : 1024;
+		if (n > cap)
+			n = cap;
+		rep->recs = xreallocarray(rep->recs, n, sizeof *rep->recs);
+		rep->rec_alloc = n;
+	}
+	if ((rep->idx_used + 1) * 2 > rep->idx_cap) {
+		size_t ncap = rep->idx_cap ? rep->idx_cap * 2 : 256;
+		free(rep->idx);
+		rep->idx = xcalloc(ncap, sizeof *rep->idx);
+		rep->idx_cap = ncap;
+		rep->idx_used = 0;
+		for (uint64_t s = b->rec_first; s < rep->rec_head; s++) {
+			struct rec *r = rec_of(rep, s);
+			idx_insert(rep, rec_key(r->dev, r->port, r->prio), s);
+		}
+	}
+	uint64_t seq = rep->rec_head++;
+	struct rec *r = rec_of(rep, seq);
+	memset(r, 0, sizeof *r);
+	r->dev = dev;
+	r->port = port;
+	r->prio = (uint8_t)prio;
+	idx_insert(rep, key, seq);
+	b->rec_n++;
+	return r;
+}
+
+static double amt(float rate, double dt)
+{
+	return isfinite(rate) && rate > 0 ? rate * dt : 0;
+}
+
+void report_port(struct report *rep, const struct report_port *p)
+{
+	double dt = rep->dt_s;
+	if (dt <= 0 || !rep->b_n)
+		return;
+	struct bucket *b = &rep->b[rep->b_head];
+	for (int q = 0; q < REPORT_PRIOS; q++) {
+		double tx = amt(p->pause_tx_s[q], dt);
+		double rx = amt(p->pause_rx_s[q], dt);
+		double ecn = amt(p->ecn[q], dt);
+		b->pause_tx[q] += tx;
+		b->pause_rx[q] += rx;
+		b->frames_tx[q] += amt(p->frames_tx[q], dt);
+		b->frames_rx[q] += amt(p->frames_rx[q], dt);
+		b->drops[q] += amt(p->drops[q], dt);
+		b->ecn[q] += ecn;
+		/* Records: who paused or was paused, and the switch
+		 * queues that marked (the ECN-before-PFC check). */
+		if (!(rep->o.lossless_mask & (1u << q)) ||
+		    (tx <= 0 && rx <= 0 && (ecn <= 0 || p->is_nic)))
+			continue;
+		struct rec *r = find_rec(rep, p->device, p->port, q);
+		if (!r)
+			continue;
+		r->tx += (float)tx;
+		r->rx += (float)rx;
+		r->ecn += (float)ecn;
+		if (p->is_nic)
+			r->flags |= RF_NIC;
+		if (p->has_ecn & (1u << q))
+			r->has_ecn = 1;
+	}
+	b->ce += amt(p->ce, dt);
+	b->cnp_sent += amt(p->cnp_sent, dt);
+	b->cnp_handled += amt(p->cnp_handled, dt);
+	b->cnp_ignored += amt(p->cnp_ignored, dt);
+	b->oob += amt(p->out_of_buffer, dt);
+}
+
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = xstrdup(s ? s : "");
+}
+
+void report_incident(struct report *rep, const struct rules_incident *in)
+{
+	if (in->state == RULES_PENDING)
+		return;
+	pthread_mutex_lock(&rep->lock);
+	size_t cap = rep->o.max_incidents;
+	struct hinc *h = NULL;
+	for (size_t i = rep->inc_n; i-- > 0;) {
+		struct hinc *c = &rep->inc[(rep->inc_head + i) % cap];
+		if (c->id == in->id) {
+			h = c;
+			break;
+		}
+	}
+	if (!h) {
+		if (rep->inc_n == cap) {
+			hinc_free(&rep->inc[rep->inc_head]);
+			rep->inc_head = (rep->inc_head + 1) % cap;
+			rep->inc_n--;
+		}
+		h = &rep->inc[(rep->inc_head + rep->inc_n++) % cap];
+		h->id = in->id;
+	}
+	h->kind = in->kind;
+	h->prio = in->priority;
+	h->fired = in->fired_ns;
+	h->resolved = in->state == RULES_RESOLVED ? in->resolved_ns : 0;
+	if (in->state == RULES_RESOLVED && !h->resolved)
+		h->resolved = rep->last ? rep->last : in->fired_ns;
+	h->peak = in->peak;
+	const struct rules_subject *o =
+	    in->n_subjects ? &in->subjects[0] : NULL;
+	set_str(&h->dev, o ? o->device : "");
+	set_str(&h->port, o ? o->port : "");
+	set_str(&h->summary, in->summary);
+	pthread_mutex_unlock(&rep->lock);
+}
+
+size_t report_memory_bound(const struct report_opts *o)
+{
+	struct report_opts n = *o;
+	sanitize(&n);
+	size_t nb = (size_t)(n.window_ns / n.step_ns) + 1;
+	size_t idx = 256;
+	while (idx < 2 * n.max_records)
+		idx *= 2;
+	/* An incident: its entry plus device, port and a summary of at most
+	 * 256 bytes (the engine's limit), 64 bytes of names assumed. */
+	return sizeof(struct report) + nb * sizeof(struct bucket) +
+	       (size_t)n.max_records * sizeof(struct rec) +
+	       idx * sizeof(uint64_t) +
+	       (size_t)n.max_incidents * (sizeof(struct hinc) + 256 + 2 * 64);
+}
+
+void report_memory(const struct report *rep, size_t *now, size_t *bound)
+{
+	struct report *r = (struct report *)rep;
+	pthread_mutex_lock(&r->lock);
+	size_t m = sizeof *r + r->nb * sizeof(struct bucket) +
+		   (size_t)r->rec_alloc * sizeof(struct rec) +
+		   r->idx_cap * sizeof(uint64_t) +
+		   (size_t)r->o.max_incidents * sizeof(struct hinc);
+	for (size_t i = 0; i < r->inc_n; i++) {
+		const struct hinc *h =
+		    &r->inc[(r->inc_head + i) % r->o.max_incidents];
+		m += strlen(h->dev) + strlen(h->port) + strlen(h->summary) + 3;
+	}
+	if (now)
+		*now = m;
+	if (bound)
+		*bound = report_memory_bound(&r->o);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Time parsing and formatting. */
+
+static bool digits(const char *s, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static int days_in(int y, int m)
+{
+	static const int d[12] = { 31, 28, 31, 30, 31, 30,
+				   31, 31, 30, 31, 30, 31 };
+	if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return 29;
+	return d[m - 1];
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+static int64_t days_from_civil(int y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* ".123" fraction into ns; advances *s. */
+static bool fraction(const char **s, int64_t *ns)
+{
+	*ns = 0;
+	if (**s != '.')
+		return true;
+	(*s)++;
+	int n = 0;
+	int64_t scale = NS_PER_S / 10;
+	while (**s >= '0' && **s <= '9') {
+		*ns += (**s - '0') * scale;
+		scale /= 10;
+		(*s)++;
+		n++;
+	}
+	return n > 0 && n <= 9;
+}
+
+int report_parse_time(const char *s, int64_t *out)
+{
+	if (!s || !*s || strlen(s) > 40)
+		return -EINVAL;
+	const char *p = s;
+	if (!strchr(s, '-') && !strchr(s, ':')) {
+		/* Epoch seconds. */
+		int64_t sec = 0;
+		int n = 0;
+		while (*p >= '0' && *p <= '9') {
+			if (++n > 11)
+				return -EINVAL;
+			sec = sec * 10 + (*p++ - '0');
+		}
+		int64_t frac;
+		if (!fraction(&p, &frac) || *p)
+			return -EINVAL;
+		*out = sec * NS_PER_S + frac;
+		return 0;
+	}
+	int y, mo, d, h, mi, se;
+	if (strlen(s) < 20 || !digits(p, 4, &y) || p[4] != '-' ||
+	    !digits(p + 5, 2, &mo) || p[7] != '-' || !digits(p + 8, 2, &d) ||
+	    (p[10] != 'T' && p[10] != 't') || !digits(p + 11, 2, &h) ||
+	    p[13] != ':' || !digits(p + 14, 2, &mi) || p[16] != ':' ||
+	    !digits(p + 17, 2, &se))
+		return -EINVAL;
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days_in(y, mo) ||
+	    h > 23 || mi > 59 || se > 60)
+		return -EINVAL;
+	p += 19;
+	int64_t frac;
+	if (!fraction(&p, &frac))
+		return -EINVAL;
+	int64_t off = 0;
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-' || *p == ' ') {
+		/* ' ': a '+' that came unescaped through a query string. */
+		int oh, om;
+		if (!digits(p + 1, 2, &oh) || p[3] != ':' ||
+		    !digits(p + 4, 2, &om) || oh > 23 || om > 59)
+			return -EINVAL;
+		off = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
+		p += 6;
+	} else {
+		return -EINVAL;
+	}
+	if (*p)
+		return -EINVAL;
+	int64_t t =
+	    days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+	if (t < 0)
+		return -EINVAL;
+	*out = t * NS_PER_S + frac;
+	return 0;
+}
+
+static json_t *jtime3339(int64_t ns)
+{
+	time_t t = (time_t)(ns / NS_PER_S);
+	struct tm tm;
+	char buf[64];
+	gmtime_r(&t, &tm);
+	size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+	int ms = (int)(ns % NS_PER_S / 1000000);
+	if (ms)
+		snprintf(buf + n, sizeof buf - n, ".%03dZ", ms);
+	else
+		snprintf(buf + n, sizeof buf - n, "Z");
+	return json_string(buf);
+}
+
+static json_t *jnum(double v)
+{
+	if (!isfinite(v))
+		return json_null();
+	if (v == trunc(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s ? s : "");
+	return j ? j : json_string("?");
+}
+
+static json_t *jsecs(int64_t ns)
+{
+	return jnum((double)ns / 1e9);
+}
+
+static int dump_cb(const char *s, size_t n, void *data)
+{
+	struct buf *b = data;
+	buf_append(b, s, n);
+	return b->failed ? -1 : 0;
+}
+
+static int fail(struct buf *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int fail(struct buf *out, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	api_put_error(out, msg);
+	return out->failed ? -ENOMEM : 400;
+}
+
+/* The query. */
+
+struct sums {
+	double pause_tx[REPORT_PRIOS], pause_rx[REPORT_PRIOS];
+	double frames_tx[REPORT_PRIOS], frames_rx[REPORT_PRIOS];
+	double drops[REPORT_PRIOS], ecn[REPORT_PRIOS];
+	double ce, cnp_sent, cnp_handled, cnp_ignored, oob;
+};
+
+/* A per-port or per-device row of the detail, merged after sorting. */
+struct row {
+	store_label dev, port;
+	int prio;
+	double tx, rx;
+	bool bad; /* paused in a bucket without ECN marks */
+	bool checked;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return x->prio - y->prio;
+}
+
+static int cmp_dev_prio(const void *a, const void *b)
+{
+	const struct rec *x = *(const struct rec *const *)a,
+			 *y = *(const struct rec *const *)b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (int)x->prio - (int)y->prio;
+}
+
+static int cmp_pause(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	double u = x->tx + x->rx, v = y->tx + y->rx;
+	return u < v ? 1 : u > v ? -1 : 0;
+}
+
+/* Sorts and merges rows with the same key; returns the count left. */
+static size_t merge_rows(struct row *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_row);
+	size_t k = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (cmp_row(&v[k], &v[i]) == 0) {
+			v[k].tx += v[i].tx;
+			v[k].rx += v[i].rx;
+			v[k].bad |= v[i].bad;
+			v[k].checked |= v[i].checked;
+		} else {
+			v[++k] = v[i];
+		}
+	}
+	return k + 1;
+}
+
+static const char *lbl(const struct report *rep, store_label l)
+{
+	const char *s = rep && rep->st ? store_label_str(rep->st, l) : NULL;
+	return s ? s : "";
+}
+
+static void add_reason(json_t *reasons, int *verdict, int level,
+		       const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add_reason(json_t *reasons, int *verdict, int level,
+		       const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_array_append_new(reasons, json_string(msg));
+	if (level > *verdict)
+		*verdict = level;
+}
+
+static bool is_fatal_kind(int k)
+{
+	return k == RULES_PFC_STORM || k == RULES_PFC_DEADLOCK ||
+	       k == RULES_LOSSLESS_DROP;
+}
+
+static const char *const verdicts[] = { "pass", "warn", "fail" };
+
+/* Builds the report of [from, to] under the lock. */
+static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
+		     int64_t now)
+{
+	struct sums s;
+	memset(&s, 0, sizeof s);
+	uint8_t lossless = rep ? rep->o.lossless_mask : 0;
+	int64_t step = rep ? (int64_t)rep->o.step_ns : NS_PER_S;
+	int64_t cov_from = 0, cov_to = 0, detail_from = 0;
+	size_t used = 0, expected = 0;
+	struct row *rows = NULL;
+	size_t n_rows = 0, cap_rows = 0;
+	const struct rec **grp = NULL;
+	size_t cap_grp = 0;
+
+	int64_t to_c = to < now ? to : now;
+	if (to_c >= from)
+		expected = (size_t)(to_c / step - from / step + 1);
+	for (size_t i = 0; rep && i < rep->b_n; i++) {
+		const struct bucket *b = bucket_at(rep, i);
+		if (b->start > to || b->start + step <= from)
+			continue;
+		used++;
+		if (!cov_from)
+			cov_from = b->start;
+		cov_to = b->start + step < now ? b->start + step : now;
+		for (int q = 0; q < REPORT_PRIOS; q++) {
+			s.pause_tx[q] += b->pause_tx[q];
+			s.pause_rx[q] += b->pause_rx[q];
+			s.frames_tx[q] += b->frames_tx[q];
+			s.frames_rx[q] += b->frames_rx[q];
+			s.drops[q] += b->drops[q];
+			s.ecn[q] += b->ecn[q];
+		}
+		s.ce += b->ce;
+		s.cnp_sent += b->cnp_sent;
+		s.cnp_handled += b->cnp_handled;
+		s.cnp_ignored += b->cnp_ignored;
+		s.oob += b->oob;
+		bool intact = b->rec_first >= rep->rec_tail && !b->rec_lost;
+		if (!intact) {
+			/* Detail restarts after the last incomplete bucket. */
+			n_rows = 0;
+			detail_from = 0;
+			continue;
+		}
+		if (!detail_from)
+			detail_from = b->start;
+		/* Group the bucket's switch records by (device, priority):
+		 * a device that paused a peer while none of its queues
+		 * marked ECN had its ECN threshold above Xoff. */
+		if (b->rec_n > cap_grp) {
+			cap_grp = b->rec_n;
+			grp = xreallocarray(grp, cap_grp, sizeof *grp);
+		}
+		size_t ng = 0;
+		for (uint64_t q = b->rec_first; q < b->rec_first + b->rec_n;
+		     q++) {
+			const struct rec *r = rec_of(rep, q);
+			if (n_rows + 1 > cap_rows) {
+				cap_rows = cap_rows ? cap_rows * 2 : 256;
+				rows =
+				    xreallocarray(rows, cap_rows, sizeof *rows);
+			}
+			if (!(r->flags & RF_NIC)) {
+				grp[ng++] = r;
+				continue;
+			}
+			/* Stragglers: per device, both directions. */
+			struct row *w = &rows[n_rows++];
+			memset(w, 0, sizeof *w);
+			w->dev = r->dev;
+			w->prio = -1;
+			w->tx = r->tx;
+			w->rx = r->rx;
+		}
+		if (ng)
+			qsort(grp, ng, sizeof *grp, cmp_dev_prio);
+		for (size_t g = 0; g < ng;) {
+			size_t e = g;
+			double ecn = 0, tx = 0;
+			bool has = false;
+			while (e < ng && grp[e]->dev == grp[g]->dev &&
+			       grp[e]->prio == grp[g]->prio) {
+				ecn += grp[e]->ecn;
+				tx += grp[e]->tx;
+				has |= grp[e]->has_ecn;
+				e++;
+			}
+			for (; g < e; g++) {
+				if (grp[g]->tx <= 0)
+					continue;
+				if (n_rows + 1 > cap_rows) {
+					cap_rows *= 2;
+					rows = xreallocarray(rows, cap_rows,
+							     sizeof *rows);
+				}
+				struct row *w = &rows[n_rows++];
+				memset(w, 0, sizeof *w);
+				w->dev = grp[g]->dev;
+				w->port = grp[g]->port;
+				w->prio = grp[g]->prio;
+				w->tx = grp[g]->tx;
+				w->rx = grp[g]->rx;
+				w->checked = has && tx > 0;
+				w->bad = w->checked && ecn <= 0;
+			}
+		}
+	}
+	free(grp);
+	n_rows = merge_rows(rows, n_rows);
+
+	int verdict = 0;
+	json_t *reasons = json_array();
+	json_t *root = json_object();
+	json_object_set_new(root, "from_seconds", jsecs(from));
+	json_object_set_new(root, "to_seconds", jsecs(to));
+	json_object_set_new(root, "from", jtime3339(from));
+	json_object_set_new(root, "to", jtime3339(to));
+
+	json_t *cov = json_object();
+	json_object_set_new(cov, "from_seconds",
+			    used ? jsecs(cov_from) : json_null());
+	json_object_set_new(cov, "to_seconds",
+			    used ? jsecs(cov_to) : json_null());
+	bool complete = used > 0 && used == expected && to <= now;
+	json_object_set_new(cov, "complete", json_boolean(complete));
+	json_object_set_new(cov, "detail_from_seconds",
+			    detail_from ? jsecs(detail_from) : json_null());
+	json_object_set_new(cov, "step_seconds", jsecs(step));
+	json_object_set_new(root, "coverage", cov);
+
+	json_t *prios = json_array();
+	double lossless_drops = 0, lossy_frames = 0, lossy_secs = 0;
+	for (int q = 0; q < REPORT_PRIOS; q++) {
+		bool ll = lossless & (1u << q);
+		bool any = s.pause_tx[q] > 0 || s.pause_rx[q] > 0 ||
+			   s.frames_tx[q] > 0 || s.frames_rx[q] > 0 ||
+			   s.drops[q] > 0 || s.ecn[q] > 0;
+		if (!ll && !any)
+			continue;
+		json_t *p = json_object();
+		json_object_set_new(p, "priority", json_integer(q));
+		json_object_set_new(p, "lossless", json_boolean(ll));
+		json_object_set_new(p, "pause_frames_rx",
+				    jnum(round(s.frames_rx[q])));
+		json_object_set_new(p, "pause_frames_tx",
+				    jnum(round(s.frames_tx[q])));
+		json_object_set_new(p, "pause_seconds_rx", jnum(s.pause_rx[q]));
+		json_object_set_new(p, "pause_seconds_tx", jnum(s.pause_tx[q]));
+		json_object_set_new(p, "drops", jnum(round(s.drops[q])));
+		json_object_set_new(p, "ecn_marked", jnum(round(s.ecn[q])));
+		json_array_append_new(prios, p);
+		if (ll && round(s.drops[q]) > 0) {
+			lossless_drops += round(s.drops[q]);
+			add_reason(reasons, &verdict, 2,
+				   "%.0f drops on lossless priority %d",
+				   round(s.drops[q]), q);
+		}
+		if (!ll) {
+			lossy_frames += s.frames_rx[q] + s.frames_tx[q];
+			lossy_secs += s.pause_rx[q] + s.pause_tx[q];
+		}
+	}
+	json_object_set_new(root, "priorities", prios);
+
+	double oob = round(s.oob);
+	if (oob > 0)
+		add_reason(reasons, &verdict, 2, "%.0f NIC out_of_buffer drops",
+			   oob);
+	json_t *drops = json_object();
+	json_object_set_new(
+	    drops, "verdict",
+	    json_string(lossless_drops > 0 || oob > 0 ? "fail" : "pass"));
+	json_object_set_new(drops, "lossless", jnum(lossless_drops));
+	json_object_set_new(drops, "nic_out_of_buffer", jnum(oob));
+	json_object_set_new(root, "drops", drops);
+
+	bool lossy = round(lossy_frames) > 0 || lossy_secs > 0;
+	if (lossy)
+		add_reason(reasons, &verdict, 1,
+			   "PFC on priorities that are not lossless "
+			   "(%.0f frames, %.3g s)",
+			   round(lossy_frames), lossy_secs);
+	json_t *pl = json_object();
+	json_object_set_new(pl, "verdict",
+			    json_string(lossy ? "warn" : "pass"));
+	json_object_set_new(pl, "frames", jnum(round(lossy_frames)));
+	json_object_set_new(pl, "seconds", jnum(lossy_secs));
+	json_object_set_new(root, "pause_on_lossy", pl);
+
+	/* Incidents firing at some point of [from, to]. */
+	size_t counts[RULES_KINDS] = { 0 };
+	json_t *list = json_array();
+	size_t listed = 0;
+	bool truncated = false;
+	for (size_t i = 0; rep && i < rep->inc_n; i++) {
+		const struct hinc *h =
+		    &rep->inc[(rep->inc_head + i) % rep->o.max_incidents];
+		int64_t end = h->resolved ? h->resolved : now;
+		if (!h->fired || h->fired > to || end < from)
+			continue;
+		counts[h->kind]++;
+		if (listed == REPORT_MAX_LISTED) {
+			truncated = true;
+			continue;
+		}
+		listed++;
+		json_t *j = json_object();
+		json_object_set_new(j, "id", json_integer((json_int_t)h->id));
+		json_object_set_new(j, "kind",
+				    json_string(rules_kind_name(h->kind)));
+		json_object_set_new(
+		    j, "state",
+		    json_string(h->resolved ? "resolved" : "firing"));
+		json_object_set_new(j, "priority",
+				    h->prio >= 0 ? json_integer(h->prio)
+						 : json_null());
+		json_t *o = json_object();
+		json_object_set_new(o, "device", jstr(h->dev));
+		json_object_set_new(o, "port",
+				    h->port[0] ? jstr(h->port) : json_null());
+		json_object_set_new(j, "origin", o);
+		json_object_set_new(j, "fired_seconds", jsecs(h->fired));
+		json_object_set_new(j, "resolved_seconds",
+				    h->resolved ? jsecs(h->resolved)
+						: json_null());
+		json_object_set_new(j, "peak", jnum(h->peak));
+		json_object_set_new(j, "summary", jstr(h->summary));
+		json_array_append_new(list, j);
+	}
+	json_t *cj = json_object();
+	for (int k = 0; k < RULES_KINDS; k++) {
+		json_object_set_new(cj, rules_kind_name(k),
+				    json_integer((json_int_t)counts[k]));
+		if (counts[k])
+			add_reason(reasons, &verdict, is_fatal_kind(k) ? 2 : 1,
+				   "%zu %s incident(s)", counts[k],
+				   rules_kind_name(k));
+	}
+	json_t *incs = json_object();
+	json_object_set_new(incs, "counts", cj);
+	json_object_set_new(incs, "list", list);
+	json_object_set_new(incs, "truncated", json_boolean(truncated));
+	json_object_set_new(root, "incidents", incs);
+
+	/* ECN before PFC. */
+	json_t *eports = json_array();
+	size_t checked = 0, bad = 0;
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct row *w = &rows[i];
+		if (w->prio < 0)
+			continue;
+		checked += w->checked;
+		if (!w->bad)
+			continue;
+		bad++;
+		json_t *j = json_object();
+		json_object_set_new(j, "device", jstr(lbl(rep, w->dev)));
+		json_object_set_new(j, "port", jstr(lbl(rep, w->port)));
+		json_object_set_new(j, "priority", json_integer(w->prio));
+		json_object_set_new(j, "pause_seconds_tx", jnum(w->tx));
+		json_array_append_new(eports, j);
+	}
+	if (bad)
+		add_reason(reasons, &verdict, 1,
+			   "%zu port(s) paused on a lossless priority "
+			   "without marking ECN",
+			   bad);
+	json_t *ecn = json_object();
+	json_object_set_new(ecn, "verdict",
+			    json_string(bad	  ? "warn"
+					: checked ? "pass"
+						  : "unknown"));
+	json_object_set_new(ecn, "checked_ports",
+			    json_integer((json_int_t)checked));
+	json_object_set_new(ecn, "ports", eports);
+	json_object_set_new(root, "ecn_before_pfc", ecn);
+
+	json_t *cnp = json_object();
+	json_object_set_new(cnp, "ce_received", jnum(round(s.ce)));
+	json_object_set_new(cnp, "sent", jnum(round(s.cnp_sent)));
+	json_object_set_new(cnp, "handled", jnum(round(s.cnp_handled)));
+	json_object_set_new(cnp, "ignored", jnum(round(s.cnp_ignored)));
+	json_object_set_new(root, "cnp", cnp);
+
+	/* Stragglers: the NIC rows (prio -1), heaviest first. */
+	size_t k = 0;
+	for (size_t i = 0; i < n_rows; i++)
+		if (rows[i].prio < 0)
+			rows[k++] = rows[i];
+	if (k)
+		qsort(rows, k, sizeof *rows, cmp_pause);
+	json_t *str = json_array();
+	for (size_t i = 0; i < k && i < top; i++) {
+		json_t *j = json_object();
+		json_object_set_new(j, "device", jstr(lbl(rep, rows[i].dev)));
+		json_object_set_new(j, "pause_seconds_tx", jnum(rows[i].tx));
+		json_object_set_new(j, "pause_seconds_rx", jnum(rows[i].rx));
+		json_object_set_new(j, "pause_seconds",
+				    jnum(rows[i].tx + rows[i].rx));
+		json_array_append_new(str, j);
+	}
+	json_object_set_new(root, "stragglers", str);
+	free(rows);
+
+	if (!complete)
+		add_reason(reasons, &verdict, 1,
+			   "the history covers only part of the range");
+	json_object_set_new(root, "verdict", json_string(verdicts[verdict]));
+	json_object_set_new(root, "reasons", reasons);
+	return root;
+}
+
+/*
+ * A copy of the buckets of [from, to] (oldest first), the records of
+ * the intact ones renumbered from 0, and the incidents, shaped as a
+ * report so that build() reads it as it would the live one. Called
+ * with rep's lock held.
+ */
+static struct report *snapshot(const struct report *rep, int64_t from,
+			       int64_t to)
+{
+	struct report *s = xcalloc(1, sizeof *s);
+	int64_t step = (int64_t)rep->o.step_ns;
+	s->st = rep->st;
+	s->o = rep->o;
+	size_t nb = 0;
+	uint64_t nrec = 0;
+	for (size_t i = 0; i < rep->b_n; i++) {
+		const struct bucket *b = bucket_at(rep, i);
+		if (b->start > to || b->start + step <= from)
+			continue;
+		nb++;
+		if (b->rec_first >= rep->rec_tail && !b->rec_lost)
+			nrec += b->rec_n;
+	}
+	s->b = xcalloc(nb ? nb : 1, sizeof *s->b);
+	s->nb = nb ? nb : 1;
+	s->b_n = nb;
+	s->b_head = nb ? nb - 1 : 0;
+	s->recs = xcalloc(nrec ? nrec : 1, sizeof *s->recs);
+	s->o.max_records = nrec ? nrec : 1;
+	s->rec_alloc = s->o.max_records;
+	size_t k = 0;
+	uint64_t r = 0;
+	for (size_t i = 0; i < rep->b_n; i++) {
+		const struct bucket *b = bucket_at(rep, i);
+		if (b->start > to || b->start + step <= from)
+			continue;
+		struct bucket *c = &s->b[k++];
+		*c = *b;
+		c->rec_first = r;
+		if (b->rec_first < rep->rec_tail || b->rec_lost) {
+			c->rec_lost = true;
+			c->rec_n = 0;
+			continue;
+		}
+		for (uint64_t q = 0; q < b->rec_n; q++)
+			s->recs[r++] =
+			    *rec_of((struct report *)rep, b->rec_first + q);
+	}
+	s->rec_head = r;
+	s->o.max_incidents = rep->inc_n ? (unsigned)rep->inc_n : 1;
+	s->inc = xcalloc(s->o.max_incidents, sizeof *s->inc);
+	for (size_t i = 0; i < rep->inc_n; i++) {
+		const struct hinc *h =
+		    &rep->inc[(rep->inc_head + i) % rep->o.max_incidents];
+		struct hinc *c = &s->inc[s->inc_n++];
+		*c = *h;
+		c->dev = xstrdup(h->dev);
+		c->port = xstrdup(h->port);
+		c->summary = xstrdup(h->summary);
+	}
+	return s;
+}
+
+static void snapshot_free(struct report *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->inc_n; i++)
+		hinc_free(&s->inc[i]);
+	free(s->inc);
+	free(s->b);
+	free(s->recs);
+	free(s);
+}
+
+int report_serve(struct report *rep, const struct api_param *params,
+		 size_t n_params, struct buf *out, int64_t now)
+{
+	int64_t from = -1, to = -1;
+	unsigned top = TOP_DEFAULT;
+	for (size_t i = 0; i < n_params; i++) {
+		const char *k = params[i].key, *v = params[i].value;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(params[j].key, k) == 0)
+				return fail(out,
+					    "parameter '%.32s' given more "
+					    "than once",
+					    k);
+		if (!v || !*v)
+			return fail(out, "parameter '%.32s' has no value", k);
+		if (strcmp(k, "from") == 0 || strcmp(k, "to") == 0) {
+			int64_t t;
+			if (report_parse_time(v, &t) < 0)
+				return fail(out,
+					    "%s: '%.64s' is not an RFC 3339 "
+					    "time or seconds since the epoch",
+					    k, v);
+			*(k[0] == 'f' ? &from : &to) = t;
+		} else if (strcmp(k, "top") == 0) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+			if (*end || v[0] < '0' || v[0] > '9' || n < 1 ||
+			    n > TOP_MAX)
+				return fail(out,
+					    "top: '%.32s' is not an integer "
+					    "from 1 to %d",
+					    v, TOP_MAX);
+			top = (unsigned)n;
+		} else {
+			return fail(out,
+				    "unknown parameter '%.32s' (from, to, "
+				    "top)",
+				    k);
+		}
+	}
+	if (rep)
+		pthread_mutex_lock(&rep->lock);
+	if (to < 0)
+		to = now;
+	if (from < 0) {
+		from = rep && rep->b_n ? bucket_at(rep, 0)->start : to;
+		if (from > to)
+			from = to;
+	}
+	if (to < from) {
+		if (rep)
+			pthread_mutex_unlock(&rep->lock);
+		return fail(out, "to: must not be before from");
+	}
+	/* Copy what the range needs and sum without the lock: a query
+	 * over a full window of records takes long enough that the
+	 * engine's feed must not wait for it. */
+	struct report *snap = rep ? snapshot(rep, from, to) : NULL;
+	if (rep)
+		pthread_mutex_unlock(&rep->lock);
+	json_t *j = build(snap, from, to, top, now);
+	snapshot_free(snap);
+	if (!j)
+		return -ENOMEM;
+	int rc = json_dump_callback(j, dump_cb, out,
+				    JSON_COMPACT | JSON_REAL_PRECISION(15));
+	json_decref(j);
+	if (rc < 0 || out->failed)
+		return -ENOMEM;
+	buf_putc(out, '\n');
+	return out->failed ? -ENOMEM : 200;
+}

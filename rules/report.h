@@ -1,0 +1,119 @@
+/*
+ * report: the history behind /api/v1/report, the fabric validation
+ * report an operator runs around a benchmark (doc/api.md).
+ *
+ * What it keeps, for the configured window (report.window, 24 h), in
+ * memory bounded at configuration time:
+ *
+ *  - time buckets of report.step (1 min): fabric-wide sums per priority
+ *    (pause frames and seconds rx/tx, drops, ECN marks) and per fabric
+ *    (CE received, CNPs sent/handled/ignored, NIC out_of_buffer). One
+ *    bucket is ~0.5 KiB, so 24 h at 1 min is ~0.7 MiB.
+ *  - per-(port, priority) records of the ports that paused or were
+ *    paused on a lossless priority in a bucket (pause seconds both ways,
+ *    ECN marks): what the ECN-before-PFC check and the straggler ranking
+ *    read. They live in one ring of report.max_records (24 bytes each);
+ *    when it is full the oldest buckets lose their records first, and
+ *    the report says from when its per-port parts are complete.
+ *  - the incidents that fired (report.max_incidents), with their firing
+ *    and resolution times, so storms and deadlocks of the whole window
+ *    are listed even when the engine's recent list is shorter.
+ *
+ * Feeding: the rule engine calls report_begin() at each tick, then
+ * report_port() for each port with something to say (per-second rates
+ * of that tick), then report_end(); and report_incident() on each
+ * firing and resolution.
+ * Amounts are rate x the time since the previous tick (at most 10 s, so
+ * a stopped process does not invent pause time).
+ *
+ * Threads: one mutex; the engine's thread feeds, HTTP threads read.
+ * report_serve holds the lock only while it copies the range's buckets,
+ * records and incidents (a memcpy, ~10 ms for 1 Mi records); it sums,
+ * sorts and formats the copy without it, so a query never stalls a tick.
+ * Labels are the store's interned ids, so the store must outlive the
+ * report.
+ */
+#ifndef FABMON_REPORT_H
+#define FABMON_REPORT_H
+
+#include "api.h"
+#include "buf.h"
+#include "store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct report;
+struct rules_incident;
+
+#define REPORT_PRIOS 8
+
+/* Defaults of the report: section (fabmon.yaml(5)). */
+#define REPORT_DEFAULT_WINDOW_NS (UINT64_C(24) * 3600 * 1000000000)
+#define REPORT_DEFAULT_STEP_NS	 (UINT64_C(60) * 1000000000)
+#define REPORT_DEFAULT_RECORDS	 (UINT64_C(1) << 20)
+#define REPORT_DEFAULT_INCIDENTS 10000u
+#define REPORT_MAX_LISTED	 1000u
+
+struct report_opts {
+	uint64_t window_ns;   /* history kept */
+	uint64_t step_ns;     /* bucket width; divides nothing, >= 1 s */
+	uint64_t max_records; /* per-(port, priority) records kept */
+	unsigned max_incidents;
+	uint8_t lossless_mask;
+};
+
+/* One port's per-second rates over the last tick (NaN or 0: none). */
+struct report_port {
+	store_label device, port;
+	bool is_nic;
+	/* Per priority. pause_*_s are fractions of time (s/s). */
+	float pause_tx_s[REPORT_PRIOS], pause_rx_s[REPORT_PRIOS];
+	float frames_tx[REPORT_PRIOS], frames_rx[REPORT_PRIOS];
+	float drops[REPORT_PRIOS], ecn[REPORT_PRIOS];
+	uint8_t has_ecn; /* bit p: the port has an ECN counter on p */
+	/* Per port (NICs). */
+	float ce, cnp_sent, cnp_handled, cnp_ignored, out_of_buffer;
+};
+
+/* A new empty report over st's labels. Never NULL. */
+struct report *report_new(const struct store *st, const struct report_opts *o);
+/* NULL is a no-op. */
+void report_free(struct report *rep);
+/* Applies new options. A changed step, window or record bound empties
+ * the history (the buckets no longer line up); the lossless set and the
+ * incident bound apply from now on. */
+void report_configure(struct report *rep, const struct report_opts *o);
+
+/* The start of a tick at wall-clock now_ns: opens a new bucket when the
+ * step changed, drops what fell out of the window. Takes the report's
+ * lock and keeps it until report_end(), so that the per-port calls of
+ * one tick lock once. */
+void report_begin(struct report *rep, int64_t now_ns);
+/* Adds one port's rates x the tick's duration; between report_begin()
+ * and report_end() only. */
+void report_port(struct report *rep, const struct report_port *p);
+/* The end of the tick's feed: releases the lock. */
+void report_end(struct report *rep);
+/* An incident fired (fired_ns set) or resolved (resolved_ns set). */
+void report_incident(struct report *rep, const struct rules_incident *in);
+
+/* Memory held now and at most (bytes). */
+void report_memory(const struct report *rep, size_t *now, size_t *bound);
+/* The bound for options o without building a report. */
+size_t report_memory_bound(const struct report_opts *o);
+
+/*
+ * GET /api/v1/report at wall-clock now_ns: parameters from, to (RFC 3339
+ * or epoch seconds) and top. Returns 200, 400 with {"error": ...}, or
+ * -ENOMEM. rep NULL: a report of nothing (every figure 0, coverage
+ * empty).
+ */
+int report_serve(struct report *rep, const struct api_param *params,
+		 size_t n_params, struct buf *out, int64_t now_ns);
+
+/* Parses an RFC 3339 date-time or epoch seconds into ns; 0 or -EINVAL. */
+int report_parse_time(const char *s, int64_t *ns);
+
+#endif
