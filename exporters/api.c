@@ -52,6 +52,7 @@ enum api_port_field {
 	API_PF_CNP_IGNORED,
 	API_PF_DROPS,
 	API_PF_ERRORS,
+	API_PF_RETRIES,
 	API_PF__COUNT,
 	/* Accumulators that are not fields: per-priority traffic, used for
 	 * rx_bps / tx_bps when the port has no port-wide byte counters. */
@@ -77,6 +78,7 @@ static const char *const port_field_names[API_PF__COUNT] = {
 	[API_PF_CNP_IGNORED] = "cnp_ignored_pps",
 	[API_PF_DROPS] = "drops_pps",
 	[API_PF_ERRORS] = "errors_pps",
+	[API_PF_RETRIES] = "retries_pps",
 };
 
 /* Per-priority fields of a row, in JSON order. */
@@ -145,6 +147,10 @@ static const struct api_port_map port_maps[] = {
 	{ FM_C_NIC_PCIE_OVERFLOW, API_PF_DROPS, API_OP_SUM, -1, false, 1 },
 	{ FM_C_ERRORS_RX, API_PF_ERRORS, API_OP_SUM, -1, false, 1 },
 	{ FM_C_ERRORS_TX, API_PF_ERRORS, API_OP_SUM, -1, false, 1 },
+	/* NIC transport retries: ACK timeouts and adaptive retransmissions */
+	{ FM_C_RDMA_ACK_TIMEOUTS, API_PF_RETRIES, API_OP_SUM, -1, false, 1 },
+	{ FM_C_RDMA_ADAPTIVE_RETRANS, API_PF_RETRIES, API_OP_SUM, -1, false,
+	  1 },
 };
 
 struct api_port_row {

@@ -51,7 +51,8 @@ static void usage(FILE *out)
 		"      --report FROM TO  print the rule engine's validation "
 		"report between two\n"
 		"                     times (as fabmond accepts them: epoch "
-		"seconds or RFC 3339)\n"
+		"seconds or RFC 3339);\n"
+		"                     exit 3 on a fail verdict\n"
 		"  -h, --help         this help\n"
 		"  -V, --version      the version\n"
 		"\nKeys: 1-5 views, Enter drill down, Esc back, s/F6 sort, / "
@@ -156,7 +157,10 @@ static int run_report(struct fetch *f, const char *from, const char *to)
 		free(e);
 		return 1;
 	}
-	char *text = model_format_json(body, len);
+	enum model_verdict verdict;
+	char *text = model_format_report(body, len, &verdict);
+	if (!text)
+		text = model_format_json(body, len);
 	if (!text) {
 		fprintf(stderr, "fabtop: /api/v1/report: the answer is not "
 				"JSON\n");
@@ -164,7 +168,9 @@ static int run_report(struct fetch *f, const char *from, const char *to)
 	}
 	fputs(text, stdout);
 	free(text);
-	return fflush(stdout) == EOF ? 1 : 0;
+	if (fflush(stdout) == EOF)
+		return 1;
+	return verdict == MODEL_VERDICT_FAIL ? 3 : 0;
 }
 
 int main(int argc, char **argv)

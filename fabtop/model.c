@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const pf_names[MODEL_PF_COUNT] = {
 	[MODEL_PF_SPEED] = "speed_bps",
@@ -678,4 +679,240 @@ void model_incidents_clear(struct model_incidents *in)
 	free(in->recent);
 	memset(in, 0, sizeof *in);
 	in->ticks = in->tick_seconds = NAN;
+}
+
+/* ---- --report: the validation report as plain text */
+
+/* A number member as text ("-" when missing, null or not a number). */
+static const char *rnum(char *buf, size_t cap, const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	if (json_is_integer(v))
+		snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v) && fabs(json_real_value(v)) >= 1e6)
+		snprintf(buf, cap, "%.0f", json_real_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, cap, "%.6g", json_real_value(v));
+	else
+		snprintf(buf, cap, "-");
+	return buf;
+}
+
+/* An epoch-seconds member as RFC 3339 UTC ("-" when not a number). */
+static const char *rtime(char *buf, size_t cap, const json_t *o,
+			 const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	double d = json_is_number(v) ? json_number_value(v) : NAN;
+	/* Years 0 to 9999 only: no overflowing cast, four-digit years. */
+	bool ok = d >= -62167219200.0 && d < 253402300800.0;
+	struct tm tm;
+	time_t t = ok ? (time_t)floor(d) : 0;
+	if (!ok || !gmtime_r(&t, &tm) ||
+	    !strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, cap, "-");
+	return buf;
+}
+
+static const char *rstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "-";
+}
+
+static void report_priorities(struct out *o, const json_t *a)
+{
+	char b[8][32];
+	out_add(o, "\nPause and drops per priority\n");
+	out_add(o, "  %-4s %-8s %10s %10s %11s %11s %8s %10s\n", "PRIO",
+		"LOSSLESS", "PFC-RX", "PFC-TX", "PAUSE-RX s", "PAUSE-TX s",
+		"DROPS", "ECN");
+	size_t i;
+	const json_t *p;
+	json_array_foreach(a, i, p)
+	{
+		const json_t *l = json_object_get(p, "lossless");
+		out_add(o, "  %-4s %-8s %10s %10s %11s %11s %8s %10s\n",
+			rnum(b[0], 32, p, "priority"),
+			json_is_boolean(l) ? (json_is_true(l) ? "yes" : "no")
+					   : "-",
+			rnum(b[1], 32, p, "pause_frames_rx"),
+			rnum(b[2], 32, p, "pause_frames_tx"),
+			rnum(b[3], 32, p, "pause_seconds_rx"),
+			rnum(b[4], 32, p, "pause_seconds_tx"),
+			rnum(b[5], 32, p, "drops"),
+			rnum(b[6], 32, p, "ecn_marked"));
+	}
+	if (!json_array_size(a))
+		out_add(o, "  (none)\n");
+}
+
+static void report_incidents(struct out *o, const json_t *in)
+{
+	char b[3][32];
+	out_add(o, "\nIncidents:");
+	const json_t *counts = json_object_get(in, "counts");
+	const char *k;
+	const json_t *v;
+	int any = 0;
+	json_object_foreach((json_t *)counts, k, v)
+	{
+		if (json_is_number(v) && json_number_value(v) != 0) {
+			out_add(o, "%s %s %s", any ? "," : "", k,
+				rnum(b[0], 32, counts, k));
+			any = 1;
+		}
+	}
+	out_add(o, "%s\n", any ? "" : " none");
+	size_t i;
+	const json_t *e;
+	json_array_foreach(json_object_get(in, "list"), i, e)
+	{
+		const json_t *org = json_object_get(e, "origin");
+		out_add(o, "  #%s %s %s p%s at %s:%s: %s\n",
+			rnum(b[0], 32, e, "id"), rstr(e, "kind"),
+			rstr(e, "state"), rnum(b[1], 32, e, "priority"),
+			rstr(org, "device"), rstr(org, "port"),
+			rstr(e, "summary"));
+	}
+	if (json_is_true(json_object_get(in, "truncated")))
+		out_add(o, "  (list truncated)\n");
+}
+
+static void report_ecn(struct out *o, const json_t *e)
+{
+	char b[2][32];
+	out_add(o, "\nECN before PFC: %s (%s pausing ports checked)\n",
+		rstr(e, "verdict"), rnum(b[0], 32, e, "checked_ports"));
+	size_t i;
+	const json_t *p;
+	json_array_foreach(json_object_get(e, "ports"), i, p) out_add(
+	    o, "  %s:%s p%s paused its peer %s s without ECN\n",
+	    rstr(p, "device"), rstr(p, "port"), rnum(b[0], 32, p, "priority"),
+	    rnum(b[1], 32, p, "pause_seconds_tx"));
+}
+
+static void report_stragglers(struct out *o, const json_t *a)
+{
+	char b[3][32];
+	out_add(o, "\nStragglers (hosts by pause time)\n");
+	size_t i;
+	const json_t *h;
+	json_array_foreach(a, i, h)
+	    out_add(o, "  %-20s %10s s (tx %s s, rx %s s)\n", rstr(h, "device"),
+		    rnum(b[0], 32, h, "pause_seconds"),
+		    rnum(b[1], 32, h, "pause_seconds_tx"),
+		    rnum(b[2], 32, h, "pause_seconds_rx"));
+	if (!json_array_size(a))
+		out_add(o, "  (none)\n");
+}
+
+static void report_coverage(struct out *o, const json_t *root)
+{
+	char b[4][32];
+	const json_t *c = json_object_get(root, "coverage");
+	out_add(o, "\nCoverage: %s .. %s, %s, step %s s",
+		rtime(b[0], 32, c, "from_seconds"),
+		rtime(b[1], 32, c, "to_seconds"),
+		json_is_true(json_object_get(c, "complete")) ? "complete"
+							     : "incomplete",
+		rnum(b[2], 32, c, "step_seconds"));
+	const json_t *d = json_object_get(c, "detail_from_seconds");
+	if (json_is_null(d))
+		out_add(o, "; no per-port detail");
+	else if (json_is_number(d))
+		out_add(o, "; per-port detail from %s",
+			rtime(b[3], 32, c, "detail_from_seconds"));
+	out_add(o, "\n");
+}
+
+static const char *const report_known[] = {
+	"from_seconds", "to_seconds",	  "from",      "to",
+	"coverage",	"verdict",	  "reasons",   "priorities",
+	"drops",	"pause_on_lossy", "incidents", "ecn_before_pfc",
+	"cnp",		"stragglers",
+};
+
+char *model_format_report(const char *body, size_t len,
+			  enum model_verdict *verdict)
+{
+	*verdict = MODEL_VERDICT_UNKNOWN;
+	if (!body)
+		return NULL;
+	json_t *root = json_loadb(body, len, JSON_ALLOW_NUL, NULL);
+	const char *vd = json_string_value(json_object_get(root, "verdict"));
+	if (!vd) {
+		json_decref(root);
+		return NULL;
+	}
+	if (!strcmp(vd, "pass"))
+		*verdict = MODEL_VERDICT_PASS;
+	else if (!strcmp(vd, "warn"))
+		*verdict = MODEL_VERDICT_WARN;
+	else if (!strcmp(vd, "fail"))
+		*verdict = MODEL_VERDICT_FAIL;
+
+	char b[4][32];
+	struct out o = { 0 };
+	out_add(&o, "Fabric validation report %s .. %s\n", rstr(root, "from"),
+		rstr(root, "to"));
+	out_add(&o, "Verdict: %s\n", vd);
+	size_t i;
+	const json_t *v;
+	json_array_foreach(json_object_get(root, "reasons"), i, v) out_add(
+	    &o, "  - %s\n", json_is_string(v) ? json_string_value(v) : "?");
+
+	const json_t *d = json_object_get(root, "drops");
+	if (json_is_object(d))
+		out_add(&o, "\nDrops: %s: lossless %s, NIC out_of_buffer %s\n",
+			rstr(d, "verdict"), rnum(b[0], 32, d, "lossless"),
+			rnum(b[1], 32, d, "nic_out_of_buffer"));
+	d = json_object_get(root, "pause_on_lossy");
+	if (json_is_object(d))
+		out_add(&o, "Pause on lossy priorities: %s: %s frames, %s s\n",
+			rstr(d, "verdict"), rnum(b[0], 32, d, "frames"),
+			rnum(b[1], 32, d, "seconds"));
+	if (json_is_array(json_object_get(root, "priorities")))
+		report_priorities(&o, json_object_get(root, "priorities"));
+	if (json_is_object(json_object_get(root, "incidents")))
+		report_incidents(&o, json_object_get(root, "incidents"));
+	if (json_is_object(json_object_get(root, "ecn_before_pfc")))
+		report_ecn(&o, json_object_get(root, "ecn_before_pfc"));
+	d = json_object_get(root, "cnp");
+	if (json_is_object(d))
+		out_add(&o,
+			"\nCNP: %s CE received, %s sent, %s handled, %s "
+			"ignored\n",
+			rnum(b[0], 32, d, "ce_received"),
+			rnum(b[1], 32, d, "sent"), rnum(b[2], 32, d, "handled"),
+			rnum(b[3], 32, d, "ignored"));
+	if (json_is_array(json_object_get(root, "stragglers")))
+		report_stragglers(&o, json_object_get(root, "stragglers"));
+	if (json_is_object(json_object_get(root, "coverage")))
+		report_coverage(&o, root);
+
+	/* Members this fabtop does not know, as indented text. */
+	const char *k;
+	int other = 0;
+	json_object_foreach(root, k, v)
+	{
+		size_t n = sizeof report_known / sizeof *report_known;
+		size_t j = 0;
+		while (j < n && strcmp(k, report_known[j]))
+			j++;
+		if (j < n)
+			continue;
+		if (!other++)
+			out_add(&o, "\nOther:\n");
+		if (is_scalar(v)) {
+			out_add(&o, "  %s: ", k);
+			format_scalar(&o, v);
+			out_add(&o, "\n");
+		} else {
+			out_add(&o, "  %s:\n", k);
+			format_value(&o, v, 2);
+		}
+	}
+	json_decref(root);
+	return o.s;
 }

@@ -206,6 +206,25 @@ char *model_parse_error(const char *body, size_t len);
  */
 char *model_format_json(const char *body, size_t len);
 
+enum model_verdict {
+	MODEL_VERDICT_UNKNOWN,
+	MODEL_VERDICT_PASS,
+	MODEL_VERDICT_WARN,
+	MODEL_VERDICT_FAIL
+};
+
+/*
+ * Renders a /api/v1/report answer (doc/api.md) as a plain-text report:
+ * verdict and reasons, drops, pause per priority, incidents, ECN before
+ * PFC, CNP, stragglers, coverage, then any member fabtop does not know as
+ * indented text. Missing members are left out or shown as "-". Sets
+ * *verdict from the "verdict" member. NULL (and MODEL_VERDICT_UNKNOWN)
+ * when the body is not a JSON object with a string "verdict": the caller
+ * falls back to model_format_json.
+ */
+char *model_format_report(const char *body, size_t len,
+			  enum model_verdict *verdict);
+
 /* Frees what the struct holds and empties it; NULL-safe. */
 void model_ports_clear(struct model_ports *p);
 void model_targets_clear(struct model_targets *t);

@@ -275,6 +275,105 @@ START_TEST(error_bodies_and_report_text)
 }
 END_TEST
 
+/* s holds each of parts, in that order. */
+static void ck_in_order(const char *s, const char *const *parts, size_t n)
+{
+	const char *at = s;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = strstr(at, parts[i]);
+		ck_assert_msg(p, "\"%s\" missing or out of order in:\n%s",
+			      parts[i], s);
+		at = p + strlen(parts[i]);
+	}
+}
+
+/* A real answer (see tests/data/fabtop/report-nic_pfc_storm.txt). */
+START_TEST(report_layout_from_a_real_answer)
+{
+	size_t len;
+	char *b = slurp("report-nic_pfc_storm.json", &len);
+	enum model_verdict v = MODEL_VERDICT_UNKNOWN;
+	char *t = model_format_report(b, len, &v);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(v, MODEL_VERDICT_FAIL);
+	static const char *const parts[] = {
+		"Fabric validation report 2026-11-29T22:02:55Z .. "
+		"2026-11-29T22:03:20Z\n",
+		"Verdict: fail\n",
+		"  - 39154067 drops on lossless priority 3\n",
+		"  - 1 lossless_drop incident(s)\n",
+		"Drops: fail: lossless 39154067, NIC out_of_buffer 39154067\n",
+		"Pause on lossy priorities: pass: 0 frames, 0 s\n",
+		"PRIO LOSSLESS     PFC-RX     PFC-TX  PAUSE-RX s  PAUSE-TX s"
+		"    DROPS        ECN\n",
+		"  3    yes               0     192948     32.3701     24.2785"
+		" 39154067        567\n",
+		/* Only the kinds that happened. */
+		"Incidents: pfc_storm 1, lossless_drop 1\n",
+		"  #2 pfc_storm resolved p3 at host0:mlx5_0: pfc_storm at "
+		"host0:mlx5_0 priority 3, 7 other ports involved, peak 1\n",
+		"  #3 lossless_drop firing p3 at host0:mlx5_0: ",
+		"ECN before PFC: pass (2 pausing ports checked)\n",
+		"CNP: 63 CE received, 63 sent, 63 handled, 0 ignored\n",
+		"Stragglers (hosts by pause time)\n",
+		"  host0                   8.09328 s (tx 8.09328 s, rx 0 s)\n",
+		"  host7 ",
+		"Coverage: 2026-11-29T22:02:00Z .. 2026-11-29T22:03:20Z, "
+		"complete, step 60 s; per-port detail from "
+		"2026-11-29T22:02:00Z\n",
+	};
+	ck_in_order(t, parts, sizeof parts / sizeof *parts);
+	ck_assert_ptr_null(strstr(t, "Other:"));
+	ck_assert_ptr_null(strstr(t, "congestion_spreading"));
+	free(t);
+	free(b);
+}
+END_TEST
+
+START_TEST(report_missing_extra_and_foreign_shapes)
+{
+	enum model_verdict v;
+	/* Only a verdict: nothing else is invented. */
+	const char *r = "{\"verdict\":\"pass\"}";
+	char *t = model_format_report(r, strlen(r), &v);
+	ck_assert_str_eq(t, "Fabric validation report - .. -\n"
+			    "Verdict: pass\n");
+	ck_assert_int_eq(v, MODEL_VERDICT_PASS);
+	free(t);
+
+	/* Missing members are "-", wrong types are skipped, unknown ones
+	 * follow under Other:, an unknown verdict is not a failure. */
+	r = "{\"verdict\":\"maybe\",\"reasons\":[\"x\",3],\"cnp\":{\"sent\":"
+	    "2.5},\"priorities\":{\"3\":1},\"incidents\":{\"counts\":[1],"
+	    "\"list\":[{}]},\"stragglers\":[],\"coverage\":{\"complete\":"
+	    "false,\"from_seconds\":1e300,\"detail_from_seconds\":null},"
+	    "\"new\":{\"a\":1},\"n\":7}";
+	t = model_format_report(r, strlen(r), &v);
+	ck_assert_int_eq(v, MODEL_VERDICT_UNKNOWN);
+	static const char *const parts[] = {
+		"Verdict: maybe\n  - x\n  - ?\n",
+		"\nIncidents: none\n  #- - - p- at -:-: -\n",
+		"\nCNP: - CE received, 2.5 sent, - handled, - ignored\n",
+		"\nStragglers (hosts by pause time)\n  (none)\n",
+		"\nCoverage: - .. -, incomplete, step - s; no per-port "
+		"detail\n",
+		"\nOther:\n  new:\n    a: 1\n  n: 7\n",
+	};
+	ck_in_order(t, parts, sizeof parts / sizeof *parts);
+	ck_assert_ptr_null(strstr(t, "per priority"));
+	free(t);
+
+	/* Not a report: the caller prints it as indented text. */
+	v = MODEL_VERDICT_FAIL;
+	ck_assert_ptr_null(model_format_report("{\"x\":1}", 7, &v));
+	ck_assert_int_eq(v, MODEL_VERDICT_UNKNOWN);
+	ck_assert_ptr_null(model_format_report("{\"verdict\":1}", 13, &v));
+	ck_assert_ptr_null(model_format_report("[\"verdict\"]", 11, &v));
+	ck_assert_ptr_null(model_format_report("{x", 2, &v));
+	ck_assert_ptr_null(model_format_report(NULL, 0, &v));
+}
+END_TEST
+
 START_TEST(canvas_keeps_columns_aligned)
 {
 	setlocale(LC_ALL, "C.UTF-8");
@@ -521,6 +620,31 @@ START_TEST(views_switch_with_number_keys)
 }
 END_TEST
 
+/* The hosts view shows retries_pps and, sorted by it, ranks on it. */
+START_TEST(hosts_show_and_rank_by_retries)
+{
+	struct model_port *h1 = NULL;
+	for (size_t i = 0; i < st.ports.n; i++)
+		if (!strcmp(st.ports.v[i].device, "host1") &&
+		    !strcmp(st.ports.v[i].port, "mlx5_0"))
+			h1 = &st.ports.v[i];
+	ck_assert_ptr_nonnull(h1);
+	h1->v[MODEL_PF_RETRIES] = 1234;
+	view_action(&st, VA_VIEW4);
+	view_action(&st, VA_SORT); /* CNP activity */
+	view_action(&st, VA_SORT); /* transport retries */
+	view_draw(&st, cv);
+	SEES(cv, "HOSTS: NIC ports by transport retries");
+	SEES(cv, "RETRY/s*");
+	int row = find_row(cv, "host1      mlx5_0");
+	ck_assert_int_eq(row, 5);
+	char want[32], line[4096];
+	view_fmt_rate(1234, want, sizeof want);
+	canvas_line(cv, row, line, sizeof line);
+	ck_assert_msg(strstr(line, want), "no %s in: %s", want, line);
+}
+END_TEST
+
 START_TEST(ports_sort_and_filter)
 {
 	view_action(&st, VA_VIEW2);
@@ -630,6 +754,8 @@ static Suite *fabtop_suite(void)
 	tcase_add_test(tc, unexpected_types_read_as_unknown);
 	tcase_add_test(tc, deep_trees_are_bounded);
 	tcase_add_test(tc, error_bodies_and_report_text);
+	tcase_add_test(tc, report_layout_from_a_real_answer);
+	tcase_add_test(tc, report_missing_extra_and_foreign_shapes);
 	tcase_add_test(tc, canvas_keeps_columns_aligned);
 	tcase_add_test(tc, rates_and_ratios_are_formatted_short);
 	suite_add_tcase(s, tc);
@@ -647,6 +773,7 @@ static Suite *fabtop_suite(void)
 	tcase_add_checked_fixture(tc, setup_storm, teardown_views);
 	tcase_add_test(tc, overview_shows_the_storm_and_its_origin);
 	tcase_add_test(tc, views_switch_with_number_keys);
+	tcase_add_test(tc, hosts_show_and_rank_by_retries);
 	tcase_add_test(tc, ports_sort_and_filter);
 	tcase_add_test(tc, disconnected_keeps_the_last_data);
 	tcase_add_test(tc, missing_incidents_api_is_explained);

@@ -544,6 +544,8 @@ static void fill_ports(void)
 	rate("leaf1", "Ethernet0", FM_C_ECN_MARKED, store_intern(st, "UC3"), 1,
 	     70);
 	rate("leaf1", "Ethernet0", FM_C_CNP_SENT, 0, 1, 7);
+	rate("leaf1", "Ethernet0", FM_C_RDMA_ACK_TIMEOUTS, 0, 1, 4);
+	rate("leaf1", "Ethernet0", FM_C_RDMA_ADAPTIVE_RETRANS, 0, 1, 2);
 
 	rate("leaf1", "Ethernet4", FM_C_PFC_RX_PAUSE, 3, 1e-6, 100000);
 	rate("leaf1", "Ethernet4", FM_C_PFC_RX_PAUSE, 4, 1e-6, 50000);
@@ -614,6 +616,8 @@ START_TEST(test_ports_rows_sorted_by_pause_ratio_by_default)
 	ck_assert(json_is_null(json_object_get(r, "cnp_handled_pps")));
 	ck_near(num(r, "drops_pps"), 17);
 	ck_near(num(r, "errors_pps"), 3);
+	/* ACK timeouts + adaptive retransmissions. */
+	ck_near(num(r, "retries_pps"), 6);
 	ck_assert(json_is_false(json_object_get(r, "stale")));
 	json_t *p3 = json_object_get(json_object_get(r, "priorities"), "3");
 	ck_assert(json_is_object(p3));
@@ -628,6 +632,7 @@ START_TEST(test_ports_rows_sorted_by_pause_ratio_by_default)
 	/* Max over priorities, not the sum. */
 	r = json_array_get(json_object_get(j, "ports"), 2);
 	ck_near(num(r, "pause_ratio_rx"), 0.1);
+	ck_assert(json_is_null(json_object_get(r, "retries_pps")));
 	ck_assert_uint_eq(json_object_size(json_object_get(r, "priorities")),
 			  2);
 	ck_assert(json_is_null(json_object_get(r, "utilisation")));

@@ -99,7 +99,7 @@ rows = {r["port"]: r for r in doc["ports"]}
 assert "mlx5_0" in rows, rows.keys()
 r = rows["mlx5_0"]
 assert r["link_up"] == 1 and r["speed_bps"] == 400e9, r
-for k in ("pause_ratio_rx", "pause_ratio_tx", "cnp_sent_pps"):
+for k in ("pause_ratio_rx", "pause_ratio_tx", "cnp_sent_pps", "retries_pps"):
     assert k in r, k
 for port, netdev in (("mlx5_0", "ens1f0np0"), ("mlx5_1", "ens1f1np1"),
                      ("rxe0", "eth9")):
