@@ -227,12 +227,16 @@ assert doc["verdict"] == "fail", doc["reasons"]
 assert doc["incidents"]["counts"]["pfc_storm"] >= 1, doc["incidents"]
 p3 = [p for p in doc["priorities"] if p["priority"] == 3][0]
 assert p3["lossless"] and p3["pause_seconds_rx"] > 1, p3
-assert doc["stragglers"][0]["device"] == "host1", doc["stragglers"]
-assert doc["stragglers"][0]["pause_seconds_tx"] > 1, doc["stragglers"]
+# host1 pauses its leaf (tx) and host0 is held paused (rx) for about the
+# same time, so either may rank first; both must be there, host1 as sender.
+st = {s["device"]: s for s in doc["stragglers"]}
+assert set(st) >= {"host0", "host1"}, doc["stragglers"]
+assert st["host1"]["pause_seconds_tx"] > 1, doc["stragglers"]
+assert st["host0"]["pause_seconds_rx"] > 1, doc["stragglers"]
 PY
 }
 wait_for 40 storm_report || fail "report: $(cat "$WORK/storm-report.json")"
-pass "/api/v1/report shows the storm, its pause time and host1 as straggler"
+pass "/api/v1/report shows the storm, its pause time and both hosts as stragglers"
 
 stop_pid "$FABMOND_PID"
 [ "$STOP_STATUS" = 0 ] || fail "fabmond exited $STOP_STATUS on SIGTERM"
