@@ -16,6 +16,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,6 +566,36 @@ int ytree_bool(struct ytree_ctx *x, const struct ytree_node *n, bool *out)
 	return ytree_fail(
 	    x, n, "expected a boolean (true/false, yes/no, on/off), not %s",
 	    ytree_quote(n, q, sizeof q));
+}
+
+int ytree_node_double(struct ytree_ctx *x, const struct ytree_node *n,
+		      double *out)
+{
+	char q[YTREE_QUOTE_BUF], *end;
+	int rc = ytree_want_scalar(x, n, "a number");
+	if (rc)
+		return rc;
+	const char *s = n->str;
+	/* strtod also takes hex, "inf" and "nan": not numbers here. */
+	if (!(isdigit((unsigned char)s[0]) || s[0] == '-' || s[0] == '+' ||
+	      s[0] == '.') ||
+	    strpbrk(s, "xXiInN"))
+		return ytree_fail(x, n, "%s is not a number",
+				  ytree_quote(n, q, sizeof q));
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end)
+		return ytree_fail(x, n, "%s is not a number",
+				  ytree_quote(n, q, sizeof q));
+	/* Overflow gives HUGE_VAL, underflow 0 or a subnormal: both ERANGE. */
+	if (errno == ERANGE || !isfinite(v))
+		return ytree_fail(x, n,
+				  "%s is out of range (a number is 0 or of "
+				  "magnitude %.2g to %.2g)",
+				  ytree_quote(n, q, sizeof q), DBL_MIN,
+				  DBL_MAX);
+	*out = v;
+	return 0;
 }
 
 int ytree_parse_uint(const char *s, bool *neg, uint64_t *v)

@@ -190,6 +190,13 @@ int ytree_bool(struct ytree_ctx *x, const struct ytree_node *n, bool *out);
 /* Decimal digits in [min, max]. */
 int ytree_uint(struct ytree_ctx *x, const struct ytree_node *n, uint64_t min,
 	       uint64_t max, uint64_t *out);
+/*
+ * A finite decimal or exponent number ("1e-6", "0.5", "-3"): hex, inf,
+ * nan and trailing text are "not a number"; a value past a double's
+ * range (overflow, or underflow to 0 or a subnormal) is "out of range".
+ */
+int ytree_node_double(struct ytree_ctx *x, const struct ytree_node *n,
+		      double *out);
 /* A duration (cfg_parse_duration) in [min, max]; zero_ok also lets 0 in. */
 int ytree_duration(struct ytree_ctx *x, const struct ytree_node *n,
 		   uint64_t min, uint64_t max, bool zero_ok, uint64_t *out);

@@ -185,33 +185,6 @@ struct gnmi_profile {
  * Typed values the other loaders do not share.
  */
 
-/* A finite decimal or exponent number ("1e-6", "0.5", "1000"). */
-static int node_double(struct ytree_ctx *x, const struct ytree_node *n,
-		       double *out)
-{
-	char q[YTREE_QUOTE_BUF], *end;
-	int rc = ytree_want_scalar(x, n, "a number");
-	if (rc)
-		return rc;
-	const char *s = n->str;
-	/* strtod also takes hex, "inf" and "nan": not numbers here. */
-	if (!(isdigit((unsigned char)s[0]) || s[0] == '-' || s[0] == '+' ||
-	      s[0] == '.') ||
-	    strpbrk(s, "xXiInN"))
-		return ytree_fail(x, n, "%s is not a number",
-				  ytree_quote(n, q, sizeof q));
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end)
-		return ytree_fail(x, n, "%s is not a number",
-				  ytree_quote(n, q, sizeof q));
-	if (errno == ERANGE || !isfinite(v))
-		return ytree_fail(x, n, "%s is out of range",
-				  ytree_quote(n, q, sizeof q));
-	*out = v;
-	return 0;
-}
-
 /* A number in [min, max] as the callers here want it. */
 static int node_uint(struct ytree_ctx *x, const struct ytree_node *n,
 		     unsigned long min, unsigned long max, unsigned long *out)
@@ -567,7 +540,7 @@ static int map_scale(struct ytree_ctx *x, const struct ytree_node *n,
 		     double *out, bool zero_ok)
 {
 	char q[YTREE_QUOTE_BUF];
-	int rc = node_double(x, n, out);
+	int rc = ytree_node_double(x, n, out);
 	if (rc)
 		return rc;
 	if (*out < 0 || (*out == 0 && !zero_ok))
@@ -596,7 +569,7 @@ static int map_values(struct ytree_ctx *x, const struct ytree_node *n,
 				    x, k, "duplicate value \"%s\"", k->str);
 		size_t saved = ytree_path_key(x, k->str);
 		struct gp_value *gv = &m->values[m->n_values];
-		rc = node_double(x, v, &gv->value);
+		rc = ytree_node_double(x, v, &gv->value);
 		if (rc)
 			return rc;
 		ytree_path_cut(x, saved);

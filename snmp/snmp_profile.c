@@ -11,7 +11,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,29 +79,6 @@ static int node_oid(struct ytree_ctx *x, const struct ytree_node *n, oid *out,
 				  "at most %d sub-identifiers)",
 				  ytree_quote(n, q, sizeof q),
 				  SNMP_PROFILE_MAX_OID);
-	return 0;
-}
-
-/* A finite decimal or exponent number ("1e-6", "125000"). */
-static int node_double(struct ytree_ctx *x, const struct ytree_node *n,
-		       double *out)
-{
-	char q[YTREE_QUOTE_BUF], *end;
-	int rc = ytree_want_scalar(x, n, "a number");
-	if (rc)
-		return rc;
-	const char *s = n->str;
-	if (!(isdigit((unsigned char)s[0]) || s[0] == '-' || s[0] == '+' ||
-	      s[0] == '.') ||
-	    strpbrk(s, "xXiInN"))
-		return ytree_fail(x, n, "%s is not a number",
-				  ytree_quote(n, q, sizeof q));
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno == ERANGE || !isfinite(v))
-		return ytree_fail(x, n, "%s is not a finite number",
-				  ytree_quote(n, q, sizeof q));
-	*out = v;
 	return 0;
 }
 
@@ -205,7 +181,8 @@ static int parse_values(struct ytree_ctx *x, const struct ytree_node *n,
 		size_t saved = ytree_path_key(x, n->kids[i]->str);
 		int rc;
 		if ((rc = node_int(x, n->kids[i], &c->map_from[c->n_map])) ||
-		    (rc = node_double(x, n->kids[i + 1], &c->map_to[c->n_map])))
+		    (rc = ytree_node_double(x, n->kids[i + 1],
+					    &c->map_to[c->n_map])))
 			return rc;
 		c->n_map++;
 		ytree_path_cut(x, saved);
@@ -279,11 +256,12 @@ static int parse_column(struct ytree_ctx *x, struct snmp_profile *p,
 		 parse_counter(x, f.val[COL_K_COUNTER], &c->counter))) ||
 	    (rc = WITH_KEY(x, &f, COL_K_INDEX,
 			   parse_index(x, f.val[COL_K_INDEX], &c->index))) ||
-	    (rc = WITH_KEY(x, &f, COL_K_SCALE,
-			   node_double(x, f.val[COL_K_SCALE], &c->scale))) ||
+	    (rc = WITH_KEY(
+		 x, &f, COL_K_SCALE,
+		 ytree_node_double(x, f.val[COL_K_SCALE], &c->scale))) ||
 	    (rc = WITH_KEY(
 		 x, &f, COL_K_MAX_RATE,
-		 node_double(x, f.val[COL_K_MAX_RATE], &c->max_rate))) ||
+		 ytree_node_double(x, f.val[COL_K_MAX_RATE], &c->max_rate))) ||
 	    (rc = WITH_KEY(x, &f, COL_K_VALUES,
 			   parse_values(x, f.val[COL_K_VALUES], c))) ||
 	    (rc = WITH_KEY(x, &f, COL_K_PRIO_BASE,

@@ -396,6 +396,10 @@ static const struct bad_case {
 	{ "infinite scale",
 	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    scale: inf\n",
 	  "mappings[0].scale: \"inf\" is not a number" },
+	{ "scale past a double's range",
+	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    scale: 1e999\n",
+	  ":5:12: mappings[0].scale: \"1e999\" is out of range (a number is 0 "
+	  "or of magnitude 2.2e-308 to 1.8e+308)" },
 	{ "hexadecimal scale",
 	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    scale: 0x10\n",
 	  "mappings[0].scale: \"0x10\" is not a number" },

@@ -364,6 +364,14 @@ START_TEST(test_profile_errors_name_line_col_and_key)
 	expect_error("name: t\ncolumns:\n  - oid: 1.3.6\n    counter: "
 		     "bytes_rx\n    scale: 0\n",
 		     "positive");
+	expect_error("name: t\ncolumns:\n  - oid: 1.3.6\n    counter: "
+		     "bytes_rx\n    scale: 1e999\n",
+		     "p.yaml:5:12: columns[0].scale: \"1e999\" is out of range "
+		     "(a number is 0 or of magnitude 2.2e-308 to 1.8e+308)");
+	expect_error("name: t\ncolumns:\n  - oid: 1.3.6\n    counter: "
+		     "link_up\n    values: {1: nan}\n",
+		     "p.yaml:5:17: columns[0].values.1: \"nan\" is not a "
+		     "number");
 }
 END_TEST
 

@@ -2,8 +2,8 @@
  * check_ytree: the shared YAML tree. The loader's bounds (bytes, depth,
  * anchors, documents) hold with the caller's limits; nodes carry their
  * 1-based line:column; the key path grows and is cut back; the getters
- * and the key table give their exact one-line messages, and the ctx
- * flags keep each loader's older wording.
+ * (a double among them) and the key table give their exact one-line
+ * messages, and the ctx flags keep each loader's older wording.
  */
 #include "config.h"
 
@@ -188,6 +188,41 @@ START_TEST(test_duplicates_nulls_and_minus)
 }
 END_TEST
 
+START_TEST(test_double_is_finite_decimal)
+{
+	static const char *const bad[] = {
+		"t.yaml:1:27: scale: \"1e999\" is out of range (a number is 0 "
+		"or of magnitude 2.2e-308 to 1.8e+308)",
+		"t.yaml:1:34: scale: \"1e-400\" is out of range (a number is 0 "
+		"or of magnitude 2.2e-308 to 1.8e+308)",
+		"t.yaml:1:42: scale: \"inf\" is not a number",
+		"t.yaml:1:47: scale: \"nan\" is not a number",
+		"t.yaml:1:52: scale: \"0x10\" is not a number",
+		"t.yaml:1:58: scale: \"1.5x\" is not a number",
+		"t.yaml:1:64: scale: expected a number, not a mapping",
+		"t.yaml:1:72: scale: missing value (expected a number)",
+	};
+	static const double good[] = { 1e-6, -2.5, 0.5, 125000 };
+	double d = 7;
+
+	ck_assert_int_eq(load("[1e-6, -2.5, +.5, 125000, 1e999, 1e-400, inf, "
+			      "nan, 0x10, 1.5x, {a: 1}, ~]\n"),
+			 0);
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_int_eq(ytree_node_double(&x, root->kids[i], &d), 0);
+		ck_assert(d == good[i]);
+	}
+	ytree_path_key(&x, "scale");
+	for (size_t i = 0; i < 8; i++) {
+		ck_assert_int_eq(ytree_node_double(&x, root->kids[4 + i], &d),
+				 -EINVAL);
+		ck_assert_str_eq(err, bad[i]);
+		/* A failed read leaves *out alone. */
+		ck_assert(d == 125000);
+	}
+}
+END_TEST
+
 static Suite *ytree_suite(void)
 {
 	Suite *s = suite_create("ytree");
@@ -202,6 +237,7 @@ static Suite *ytree_suite(void)
 	tcase_add_test(tc, test_key_path_grows_and_is_cut);
 	tcase_add_test(tc, test_fields_and_getters_messages);
 	tcase_add_test(tc, test_duplicates_nulls_and_minus);
+	tcase_add_test(tc, test_double_is_finite_decimal);
 	suite_add_tcase(s, tc);
 	return s;
 }
