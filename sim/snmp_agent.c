@@ -11,7 +11,10 @@
  * (GETBULK reaches them as GETNEXT passes) by computing the next
  * (column, row) over the switch's sorted index tuples and reading the
  * value from the model at once: nothing is registered per object, so
- * 1,000 switches cost seven registrations.
+ * 1,000 switches cost seven registrations. Each table lists its columns
+ * (number, ASN.1 type, and where the value comes from: a constant, a
+ * port counter by offset, a PFC counter, or a getter), and set_value()
+ * encodes any cell from that row of the list.
  *
  * A subtree served only by some flavours (CISCO-PFC-EXT-MIB on SONiC,
  * ARISTA-PFC-MIB on Arista) answers nothing for the others: GETNEXT
@@ -81,31 +84,65 @@ enum rows_kind {
 			   cabled ports with link up */
 };
 
-enum table_id {
-	T_SYSTEM,
-	T_IFNUMBER,
-	T_IFTABLE,
-	T_IFXTABLE,
-	T_CPFC_IF,
-	T_CPFC_PRIO,
-	T_ARISTA_PFC,
-	T_IEEE_PFC,
-	T_LLDP_LOC,
-	T_LLDP_LOCPORT,
-	T_LLDP_REM,
-};
-
 #define FLAV_ALL    0xf
 #define FLAV(f)	    (1u << (f))
 #define TAB_OID_MAX 32
 
+/*
+ * A row as the getters see it: the switch, the row's number and port
+ * (NULL for scalars), the port's counters (NULL unless the table reads
+ * the model), and the node and port its cells describe: the switch and
+ * that port, or for lldpRemTable the neighbour at the cable's other end.
+ */
+struct row {
+	struct sim_snmp *s;
+	struct sw *w;
+	size_t index;
+	struct sw_port *sp;
+	const struct sim_model_switch_port *c;
+	const struct sim_node *node;
+	const struct sim_port *port;
+};
+
+/* A cell's value: a number, or bytes (an octet string, an OID). */
+struct cell {
+	uint64_t n;
+	const void *p;
+	size_t len;
+	char buf[128]; /* text made for this cell */
+};
+
+typedef void (*cell_fn)(const struct row *r, struct cell *v);
+
+/* Where a column's value comes from. */
+enum cell_src {
+	CELL_CONST,   /* the number arg */
+	CELL_COUNTER, /* the port counter at offset arg */
+	CELL_PFC,     /* the counter at offset arg of a priority's (prio) */
+	CELL_FN,      /* get() */
+};
+
+#define PRIO_ROW (-1) /* CELL_PFC: the row's priority */
+#define PRIO_SUM (-2) /* CELL_PFC: the sum over all priorities */
+
+/* One accessible column of a table: its number, type and value. Kept
+ * to 16 bytes: GETNEXT scans a table's columns for every varbind. */
+struct column {
+	unsigned char col;
+	u_char type;	   /* ASN_*: how the value is encoded */
+	unsigned char src; /* enum cell_src */
+	signed char prio;  /* CELL_PFC: a priority, PRIO_ROW or PRIO_SUM */
+	unsigned arg;	   /* CELL_CONST: the value; else an offset */
+	cell_fn get;	   /* CELL_FN */
+};
+
 struct table {
-	enum table_id id;
 	oid base[TAB_OID_MAX]; /* the entry (columns follow) */
 	size_t base_len;
-	const unsigned *cols; /* accessible columns, ascending */
+	const struct column *cols; /* accessible columns, ascending */
 	size_t n_cols;
 	enum rows_kind rows;
+	bool model;	   /* its cells read the port's counters */
 	unsigned flavours; /* FLAV() bits of the switches serving it */
 };
 
@@ -118,88 +155,8 @@ struct subtree {
 	size_t n_tables;
 };
 
-static const unsigned system_cols[] = { 1, 2, 3, 4, 5, 6, 7 };
-static const unsigned one_col[] = { 1 };
-static const unsigned iftable_cols[] = { 1,  2,	 3,  4,	 5,  6,	 7,  8,	 9,
-					 10, 11, 13, 14, 15, 16, 17, 19, 20 };
-static const unsigned ifxtable_cols[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9, 10,
-					  11, 12, 13, 14, 15, 16, 17, 18, 19 };
-static const unsigned cpfc_if_cols[] = { 1, 2 };
-static const unsigned prio_cols_23[] = { 2, 3 };
-static const unsigned prio_cols_34[] = { 3, 4 };
-static const unsigned lldp_loc_cols[] = { 1, 2, 3, 4, 5, 6 };
-static const unsigned lldp_locport_cols[] = { 2, 3, 4 };
-static const unsigned lldp_rem_cols[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12 };
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-#define TABLE(tid, cols_, rows_, flav, ...)                               \
-	{                                                                 \
-		.id = (tid), .base = { __VA_ARGS__ },                     \
-		.base_len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid), \
-		.cols = (cols_), .n_cols = N(cols_), .rows = (rows_),     \
-		.flavours = (flav)                                        \
-	}
-
-static const struct table system_tables[] = {
-	TABLE(T_SYSTEM, system_cols, ROWS_SCALAR, FLAV_ALL, 1, 3, 6, 1, 2, 1,
-	      1),
-};
-static const struct table if_tables[] = {
-	TABLE(T_IFNUMBER, one_col, ROWS_SCALAR, FLAV_ALL, 1, 3, 6, 1, 2, 1, 2),
-	TABLE(T_IFTABLE, iftable_cols, ROWS_PORT, FLAV_ALL, 1, 3, 6, 1, 2, 1, 2,
-	      2, 1),
-};
-static const struct table ifx_tables[] = {
-	TABLE(T_IFXTABLE, ifxtable_cols, ROWS_PORT, FLAV_ALL, 1, 3, 6, 1, 2, 1,
-	      31, 1, 1, 1),
-};
-static const struct table cpfc_tables[] = {
-	TABLE(T_CPFC_IF, cpfc_if_cols, ROWS_PORT, FLAV(SIM_FLAVOUR_SONIC), 1, 3,
-	      6, 1, 4, 1, 9, 9, 813, 1, 1, 1),
-	TABLE(T_CPFC_PRIO, prio_cols_23, ROWS_PORT_PRIO,
-	      FLAV(SIM_FLAVOUR_SONIC), 1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1),
-};
-static const struct table arista_tables[] = {
-	TABLE(T_ARISTA_PFC, prio_cols_34, ROWS_PORT_PRIO,
-	      FLAV(SIM_FLAVOUR_ARISTA), 1, 3, 6, 1, 4, 1, 30065, 3, 11, 1, 1,
-	      1),
-};
-static const struct table ieee_tables[] = {
-	TABLE(T_IEEE_PFC, prio_cols_23, ROWS_PORT, FLAV_ALL, 1, 3, 111, 2, 802,
-	      1, 1, 21, 1, 1, 1),
-};
-static const struct table lldp_tables[] = {
-	TABLE(T_LLDP_LOC, lldp_loc_cols, ROWS_SCALAR, FLAV_ALL, 1, 0, 8802, 1,
-	      1, 2, 1, 3),
-	TABLE(T_LLDP_LOCPORT, lldp_locport_cols, ROWS_PORT, FLAV_ALL, 1, 0,
-	      8802, 1, 1, 2, 1, 3, 7, 1),
-	TABLE(T_LLDP_REM, lldp_rem_cols, ROWS_LLDP_REM, FLAV_ALL, 1, 0, 8802, 1,
-	      1, 2, 1, 4, 1, 1),
-};
-
-#define SUBTREE(name_, tables_, ...)                                      \
-	{                                                                 \
-		.name = (name_), .root = { __VA_ARGS__ },                 \
-		.root_len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid), \
-		.tables = (tables_), .n_tables = N(tables_)               \
-	}
-
-static const struct subtree subtrees[] = {
-	SUBTREE("fabsim-lldp", lldp_tables, 1, 0, 8802, 1, 1, 2, 1),
-	SUBTREE("fabsim-system", system_tables, 1, 3, 6, 1, 2, 1, 1),
-	SUBTREE("fabsim-interfaces", if_tables, 1, 3, 6, 1, 2, 1, 2),
-	SUBTREE("fabsim-ifx", ifx_tables, 1, 3, 6, 1, 2, 1, 31, 1, 1, 1),
-	SUBTREE("fabsim-cpfc", cpfc_tables, 1, 3, 6, 1, 4, 1, 9, 9, 813),
-	SUBTREE("fabsim-arista-pfc", arista_tables, 1, 3, 6, 1, 4, 1, 30065, 3,
-		11),
-	SUBTREE("fabsim-ieee-pfc", ieee_tables, 1, 3, 111, 2, 802, 1, 1, 21),
-};
-
-/* sysObjectID per flavour: the vendor's enterprise subtree. */
-static const oid sonic_objid[] = { 1, 3, 6, 1, 4, 1, 8072, 3, 2, 10 };
-static const oid arista_objid[] = { 1,	   3, 6,    1,	  4,	1,
-				    30065, 1, 3011, 7060, 3282, 64 };
-static const oid openconfig_objid[] = { 1, 3, 6, 1, 4, 1, 8072, 3, 2, 10 };
+#define N(a)	   (sizeof(a) / sizeof((a)[0]))
+#define N_SUBTREES 7
 
 struct sw_port {
 	const struct sim_port *port;
@@ -234,7 +191,7 @@ struct sim_snmp {
 	char *state_dir;
 	bool own_state_dir;
 	int epfd;
-	netsnmp_handler_registration *regs[N(subtrees)];
+	netsnmp_handler_registration *regs[N_SUBTREES];
 	/* One model read per port per poll: the model does not move while
 	   sim_snmp_poll runs. */
 	uint64_t gen;
@@ -451,6 +408,20 @@ static bool skip_missing(const struct table *tb, struct sw *w, size_t *r)
 	return *r < n;
 }
 
+/* The first column numbered c or more (n_cols if none). */
+static size_t lower_col(const struct table *tb, oid c)
+{
+	size_t lo = 0, hi = tb->n_cols;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (tb->cols[mid].col < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * GETNEXT within one table: the first (column, row) whose OID is after
  * q (or equal, if inclusive). false if q is at or past the table's end.
@@ -468,11 +439,10 @@ static bool table_next(const struct table *tb, struct sw *w, const oid *q,
 	size_t col = 0, r = 0;
 	if (c == 0 && ql > bl) {
 		oid qc = q[bl];
-		while (col < tb->n_cols && tb->cols[col] < qc)
-			col++;
+		col = lower_col(tb, qc);
 		if (col == tb->n_cols)
 			return false;
-		if (tb->cols[col] == qc)
+		if (tb->cols[col].col == qc)
 			r = lower_row(tb, w, q + bl + 1, ql - bl - 1,
 				      inclusive);
 	}
@@ -494,10 +464,8 @@ static int table_get(const struct table *tb, struct sw *w, const oid *q,
 	size_t bl = tb->base_len;
 	if (ql <= bl || memcmp(q, tb->base, bl * sizeof(oid)) != 0)
 		return -1;
-	size_t col = 0;
-	while (col < tb->n_cols && tb->cols[col] != q[bl])
-		col++;
-	if (col == tb->n_cols)
+	size_t col = lower_col(tb, q[bl]);
+	if (col == tb->n_cols || tb->cols[col].col != q[bl])
 		return -1;
 	const oid *suf = q + bl + 1;
 	size_t sl = ql - bl - 1;
@@ -546,363 +514,410 @@ static const struct sim_model_switch_port *read_port(struct sim_snmp *s,
 	return &s->cache;
 }
 
-static void set_int(netsnmp_variable_list *vb, u_char type, long v)
+static void cell_bytes(struct cell *v, const void *p, size_t len)
 {
-	snmp_set_var_typed_value(vb, type, &v, sizeof v);
+	v->p = p;
+	v->len = len;
 }
 
-static void set_c64(netsnmp_variable_list *vb, uint64_t v)
+static void cell_text(struct cell *v, const char *s)
 {
-	struct counter64 c = { .high = (u_long)(v >> 32),
-			       .low = (u_long)(v & 0xffffffffu) };
-	snmp_set_var_typed_value(vb, ASN_COUNTER64, &c, sizeof c);
+	cell_bytes(v, s ? s : "", s ? strlen(s) : 0);
 }
 
-static void set_c32(netsnmp_variable_list *vb, uint64_t v)
-{
-	set_int(vb, ASN_COUNTER, (long)(v & 0xffffffffu));
-}
-
-static void set_str(netsnmp_variable_list *vb, const void *p, size_t len)
-{
-	snmp_set_var_typed_value(vb, ASN_OCTET_STR, p, len);
-}
-
-static void set_text(netsnmp_variable_list *vb, const char *s)
-{
-	set_str(vb, s ? s : "", s ? strlen(s) : 0);
-}
-
-static const char *sys_location(const struct sim_node *n, char *buf, size_t len)
-{
-	if (n->rail >= 0)
-		snprintf(buf, len, "fabsim %s, pod %d, rail %d",
-			 sim_topo_kind_name(n->kind), n->pod, n->rail);
-	else if (n->pod >= 0)
-		snprintf(buf, len, "fabsim %s, pod %d",
-			 sim_topo_kind_name(n->kind), n->pod);
-	else
-		snprintf(buf, len, "fabsim %s", sim_topo_kind_name(n->kind));
-	return buf;
-}
-
-static void value_system(struct sim_snmp *s, struct sw *w, unsigned col,
-			 netsnmp_variable_list *vb)
-{
-	const struct sim_node *n = w->node;
-	char buf[128];
-	switch (col) {
-	case 1: /* sysDescr */
-		set_text(vb, n->sys_desc);
-		break;
-	case 2: { /* sysObjectID */
-		const oid *o = openconfig_objid;
-		size_t len = sizeof openconfig_objid;
-		if (n->flavour == SIM_FLAVOUR_SONIC) {
-			o = sonic_objid;
-			len = sizeof sonic_objid;
-		} else if (n->flavour == SIM_FLAVOUR_ARISTA) {
-			o = arista_objid;
-			len = sizeof arista_objid;
-		}
-		snmp_set_var_typed_value(vb, ASN_OBJECT_ID, o, len);
-		break;
-	}
-	case 3: /* sysUpTime */
-		set_int(vb, ASN_TIMETICKS,
-			(long)uptime_ticks(s, w, sim_model_now_ns(s->m)));
-		break;
-	case 4: /* sysContact */
-		set_text(vb, "fabsim <fabmon>");
-		break;
-	case 5: /* sysName */
-		set_text(vb, n->name);
-		break;
-	case 6: /* sysLocation */
-		set_text(vb, sys_location(n, buf, sizeof buf));
-		break;
-	case 7: /* sysServices: datalink and network layers */
-		set_int(vb, ASN_INTEGER, 6);
-		break;
-	}
-}
-
-static long if_mtu(enum sim_flavour f)
-{
-	switch (f) {
-	case SIM_FLAVOUR_SONIC:
-		return 9100;
-	case SIM_FLAVOUR_ARISTA:
-		return 9214;
-	default:
-		return 9216;
-	}
-}
-
-static void value_iftable(struct sim_snmp *s, struct sw *w, unsigned col,
-			  struct sw_port *sp, netsnmp_variable_list *vb)
-{
-	const struct sim_port *p = sp->port;
-	const struct sim_model_switch_port *c = read_port(s, sp);
-	uint64_t bps = (uint64_t)p->speed * 1000000000ull;
-	switch (col) {
-	case 1:
-		set_int(vb, ASN_INTEGER, (long)sp->ifindex);
-		break;
-	case 2:
-		set_text(vb, p->name);
-		break;
-	case 3: /* ethernetCsmacd */
-		set_int(vb, ASN_INTEGER, 6);
-		break;
-	case 4:
-		set_int(vb, ASN_INTEGER, if_mtu(w->node->flavour));
-		break;
-	case 5:
-		set_int(vb, ASN_GAUGE,
-			(long)(bps > 0xffffffffull ? 0xffffffffull : bps));
-		break;
-	case 6:
-		set_str(vb, p->mac, 6);
-		break;
-	case 7: /* admin up */
-		set_int(vb, ASN_INTEGER, 1);
-		break;
-	case 8: /* up(1) / down(2) */
-		set_int(vb, ASN_INTEGER, c->link_up ? 1 : 2);
-		break;
-	case 9:
-		set_int(vb, ASN_TIMETICKS,
-			(long)uptime_ticks(s, w, sp->change_ns));
-		break;
-	case 10:
-		set_c32(vb, c->in_octets);
-		break;
-	case 11:
-		set_c32(vb, c->in_packets);
-		break;
-	case 13:
-		set_c32(vb, c->in_discards);
-		break;
-	case 14: /* errors: the model has none */
-	case 15:
-	case 20:
-		set_c32(vb, 0);
-		break;
-	case 16:
-		set_c32(vb, c->out_octets);
-		break;
-	case 17:
-		set_c32(vb, c->out_packets);
-		break;
-	case 19:
-		set_c32(vb, c->out_discards);
-		break;
-	}
-}
-
-static void value_ifxtable(struct sim_snmp *s, struct sw_port *sp, unsigned col,
-			   netsnmp_variable_list *vb)
-{
-	const struct sim_port *p = sp->port;
-	const struct sim_model_switch_port *c = read_port(s, sp);
-	switch (col) {
-	case 1:
-		set_text(vb, p->name);
-		break;
-	case 2: /* multicast and broadcast: RoCE is unicast */
-	case 3:
-	case 4:
-	case 5:
-		set_c32(vb, 0);
-		break;
-	case 6:
-		set_c64(vb, c->in_octets);
-		break;
-	case 7:
-		set_c64(vb, c->in_packets);
-		break;
-	case 8:
-	case 9:
-	case 12:
-	case 13:
-		set_c64(vb, 0);
-		break;
-	case 10:
-		set_c64(vb, c->out_octets);
-		break;
-	case 11:
-		set_c64(vb, c->out_packets);
-		break;
-	case 14: /* ifLinkUpDownTrapEnable: enabled */
-		set_int(vb, ASN_INTEGER, 1);
-		break;
-	case 15:
-		set_int(vb, ASN_GAUGE, (long)p->speed * 1000);
-		break;
-	case 16: /* ifPromiscuousMode: false */
-		set_int(vb, ASN_INTEGER, 2);
-		break;
-	case 17: /* ifConnectorPresent: true */
-		set_int(vb, ASN_INTEGER, 1);
-		break;
-	case 18:
-		set_text(vb, p->port_desc);
-		break;
-	case 19:
-		/* The only discontinuity is the switch's boot, at
-		   sysUpTime 0. */
-		set_int(vb, ASN_TIMETICKS, 0);
-		break;
-	}
-}
-
-static void value_pfc(struct sim_snmp *s, const struct table *tb, unsigned col,
-		      size_t row, struct sw_port *sp, netsnmp_variable_list *vb)
-{
-	const struct sim_model_switch_port *c = read_port(s, sp);
-	unsigned prio = (unsigned)(row % SIM_MODEL_PRIOS);
-	uint64_t tx = 0, rx = 0;
-	switch (tb->id) {
-	case T_CPFC_IF:
-		/* SONiC's agent serves the per-interface counters from
-		   priority 3 only. */
-		set_c64(vb, col == 1 ? c->prio[3].pfc_tx_frames
-				     : c->prio[3].pfc_rx_frames);
-		break;
-	case T_CPFC_PRIO:
-		set_c64(vb, col == 2 ? c->prio[prio].pfc_tx_frames
-				     : c->prio[prio].pfc_rx_frames);
-		break;
-	case T_ARISTA_PFC:
-		set_c64(vb, col == 3 ? c->prio[prio].pfc_tx_frames
-				     : c->prio[prio].pfc_rx_frames);
-		break;
-	case T_IEEE_PFC:
-		for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
-			tx += c->prio[p].pfc_tx_frames;
-			rx += c->prio[p].pfc_rx_frames;
-		}
-		set_c32(vb, col == 2 ? tx : rx);
-		break;
-	default:
-		break;
-	}
-}
+/* sysObjectID per flavour: the vendor's enterprise subtree. */
+static const oid sonic_objid[] = { 1, 3, 6, 1, 4, 1, 8072, 3, 2, 10 };
+static const oid arista_objid[] = { 1,	   3, 6,    1,	  4,	1,
+				    30065, 1, 3011, 7060, 3282, 64 };
+static const oid openconfig_objid[] = { 1, 3, 6, 1, 4, 1, 8072, 3, 2, 10 };
 
 /* LldpSystemCapabilitiesMap: bridge(2) and router(4), or a station. */
 static const uint8_t caps_switch[2] = { 0x28, 0x00 };
 static const uint8_t caps_station[2] = { 0x01, 0x00 };
 
-static void set_port_id(netsnmp_variable_list *vb, const struct sim_port *p)
+static void get_sys_desc(const struct row *r, struct cell *v)
 {
-	if (p->port_id_subtype == SIM_LLDP_PORT_MAC)
-		set_str(vb, p->mac, 6);
+	cell_text(v, r->node->sys_desc);
+}
+
+static void get_sys_name(const struct row *r, struct cell *v)
+{
+	cell_text(v, r->node->name);
+}
+
+static void get_sys_objid(const struct row *r, struct cell *v)
+{
+	if (r->node->flavour == SIM_FLAVOUR_SONIC)
+		cell_bytes(v, sonic_objid, sizeof sonic_objid);
+	else if (r->node->flavour == SIM_FLAVOUR_ARISTA)
+		cell_bytes(v, arista_objid, sizeof arista_objid);
 	else
-		set_text(vb, p->port_id);
+		cell_bytes(v, openconfig_objid, sizeof openconfig_objid);
 }
 
-static void value_lldp(const struct table *tb, struct sw *w, unsigned col,
-		       struct sw_port *sp, netsnmp_variable_list *vb)
+static void get_sys_uptime(const struct row *r, struct cell *v)
 {
-	const struct sim_node *n = w->node;
-	if (tb->id == T_LLDP_LOC) {
-		switch (col) {
-		case 1:
-			set_int(vb, ASN_INTEGER, SIM_LLDP_CHASSIS_MAC);
-			break;
-		case 2:
-			set_str(vb, n->chassis_mac, 6);
-			break;
-		case 3:
-			set_text(vb, n->name);
-			break;
-		case 4:
-			set_text(vb, n->sys_desc);
-			break;
-		case 5:
-		case 6:
-			set_str(vb, caps_switch, 2);
-			break;
-		}
-		return;
-	}
-	if (tb->id == T_LLDP_LOCPORT) {
-		const struct sim_port *p = sp->port;
-		switch (col) {
-		case 2:
-			set_int(vb, ASN_INTEGER, p->port_id_subtype);
-			break;
-		case 3:
-			set_port_id(vb, p);
-			break;
-		case 4:
-			set_text(vb, p->port_desc);
-			break;
-		}
-		return;
-	}
-	const struct sim_port *peer = sp->port->peer;
-	const struct sim_node *pn = peer->node;
-	bool host = pn->kind == SIM_NODE_HOST;
-	switch (col) {
-	case 4:
-		set_int(vb, ASN_INTEGER, SIM_LLDP_CHASSIS_MAC);
+	v->n = uptime_ticks(r->s, r->w, sim_model_now_ns(r->s->m));
+}
+
+static void get_sys_contact(const struct row *r, struct cell *v)
+{
+	(void)r;
+	cell_text(v, "fabsim <fabmon>");
+}
+
+static void get_sys_location(const struct row *r, struct cell *v)
+{
+	const struct sim_node *n = r->node;
+	const char *kind = sim_topo_kind_name(n->kind);
+	if (n->rail >= 0)
+		snprintf(v->buf, sizeof v->buf, "fabsim %s, pod %d, rail %d",
+			 kind, n->pod, n->rail);
+	else if (n->pod >= 0)
+		snprintf(v->buf, sizeof v->buf, "fabsim %s, pod %d", kind,
+			 n->pod);
+	else
+		snprintf(v->buf, sizeof v->buf, "fabsim %s", kind);
+	cell_text(v, v->buf);
+}
+
+static void get_chassis_mac(const struct row *r, struct cell *v)
+{
+	cell_bytes(v, r->node->chassis_mac, 6);
+}
+
+static void get_caps(const struct row *r, struct cell *v)
+{
+	cell_bytes(
+	    v, r->node->kind == SIM_NODE_HOST ? caps_station : caps_switch, 2);
+}
+
+static void get_if_number(const struct row *r, struct cell *v)
+{
+	v->n = r->w->n_ports;
+}
+
+static void get_ifindex(const struct row *r, struct cell *v)
+{
+	v->n = r->sp->ifindex;
+}
+
+static void get_port_name(const struct row *r, struct cell *v)
+{
+	cell_text(v, r->port->name);
+}
+
+static void get_port_desc(const struct row *r, struct cell *v)
+{
+	cell_text(v, r->port->port_desc);
+}
+
+static void get_port_mac(const struct row *r, struct cell *v)
+{
+	cell_bytes(v, r->port->mac, 6);
+}
+
+static void get_mtu(const struct row *r, struct cell *v)
+{
+	switch (r->node->flavour) {
+	case SIM_FLAVOUR_SONIC:
+		v->n = 9100;
 		break;
-	case 5:
-		set_str(vb, pn->chassis_mac, 6);
+	case SIM_FLAVOUR_ARISTA:
+		v->n = 9214;
 		break;
-	case 6:
-		set_int(vb, ASN_INTEGER, peer->port_id_subtype);
-		break;
-	case 7:
-		set_port_id(vb, peer);
-		break;
-	case 8:
-		set_text(vb, peer->port_desc);
-		break;
-	case 9:
-		set_text(vb, pn->name);
-		break;
-	case 10:
-		set_text(vb, pn->sys_desc);
-		break;
-	case 11:
-	case 12:
-		set_str(vb, host ? caps_station : caps_switch, 2);
+	default:
+		v->n = 9216;
 		break;
 	}
 }
 
+/* ifSpeed in b/s, stuck at its maximum past 4.29 Gb/s. */
+static void get_speed(const struct row *r, struct cell *v)
+{
+	uint64_t bps = (uint64_t)r->port->speed * 1000000000ull;
+	v->n = bps > 0xffffffffull ? 0xffffffffull : bps;
+}
+
+/* ifHighSpeed in Mb/s. */
+static void get_high_speed(const struct row *r, struct cell *v)
+{
+	v->n = (uint64_t)r->port->speed * 1000;
+}
+
+/* ifOperStatus: up(1) / down(2). */
+static void get_oper_status(const struct row *r, struct cell *v)
+{
+	v->n = r->c->link_up ? 1 : 2;
+}
+
+static void get_last_change(const struct row *r, struct cell *v)
+{
+	v->n = uptime_ticks(r->s, r->w, r->sp->change_ns);
+}
+
+static void get_port_id_subtype(const struct row *r, struct cell *v)
+{
+	v->n = r->port->port_id_subtype;
+}
+
+static void get_port_id(const struct row *r, struct cell *v)
+{
+	if (r->port->port_id_subtype == SIM_LLDP_PORT_MAC)
+		cell_bytes(v, r->port->mac, 6);
+	else
+		cell_text(v, r->port->port_id);
+}
+
+static uint64_t pfc_frames(const struct row *r, const struct column *cd)
+{
+	const struct sim_model_switch_prio *pr = r->c->prio;
+	uint64_t sum = 0, x;
+	if (cd->prio != PRIO_SUM) {
+		size_t p = cd->prio == PRIO_ROW ? r->index % SIM_MODEL_PRIOS
+						: (size_t)cd->prio;
+		memcpy(&x, (const char *)&pr[p] + cd->arg, sizeof x);
+		return x;
+	}
+	for (size_t p = 0; p < SIM_MODEL_PRIOS; p++) {
+		memcpy(&x, (const char *)&pr[p] + cd->arg, sizeof x);
+		sum += x;
+	}
+	return sum;
+}
+
+#define COL_K(c, t, k)                                                 \
+	{                                                              \
+		.col = (c), .type = (t), .src = CELL_CONST, .arg = (k) \
+	}
+#define COL_CTR(c, t, f)                                         \
+	{                                                        \
+		.col = (c), .type = (t), .src = CELL_COUNTER,    \
+		.arg = offsetof(struct sim_model_switch_port, f) \
+	}
+#define COL_PFC(c, t, f, p)                                                   \
+	{                                                                     \
+		.col = (c), .type = (t), .src = CELL_PFC,                     \
+		.arg = offsetof(struct sim_model_switch_prio, f), .prio = (p) \
+	}
+#define COL_FN(c, t, fn)                                             \
+	{                                                            \
+		.col = (c), .type = (t), .src = CELL_FN, .get = (fn) \
+	}
+
+/* Each table's accessible columns, ascending. */
+static const struct column system_cols[] = {
+	COL_FN(1, ASN_OCTET_STR, get_sys_desc),
+	COL_FN(2, ASN_OBJECT_ID, get_sys_objid),
+	COL_FN(3, ASN_TIMETICKS, get_sys_uptime),
+	COL_FN(4, ASN_OCTET_STR, get_sys_contact),
+	COL_FN(5, ASN_OCTET_STR, get_sys_name),
+	COL_FN(6, ASN_OCTET_STR, get_sys_location),
+	COL_K(7, ASN_INTEGER, 6), /* sysServices: datalink and network */
+};
+static const struct column ifnumber_cols[] = {
+	COL_FN(1, ASN_INTEGER, get_if_number),
+};
+static const struct column iftable_cols[] = {
+	COL_FN(1, ASN_INTEGER, get_ifindex),
+	COL_FN(2, ASN_OCTET_STR, get_port_name),
+	COL_K(3, ASN_INTEGER, 6), /* ethernetCsmacd */
+	COL_FN(4, ASN_INTEGER, get_mtu),
+	COL_FN(5, ASN_GAUGE, get_speed),
+	COL_FN(6, ASN_OCTET_STR, get_port_mac),
+	COL_K(7, ASN_INTEGER, 1), /* admin up */
+	COL_FN(8, ASN_INTEGER, get_oper_status),
+	COL_FN(9, ASN_TIMETICKS, get_last_change),
+	COL_CTR(10, ASN_COUNTER, in_octets),
+	COL_CTR(11, ASN_COUNTER, in_packets),
+	COL_CTR(13, ASN_COUNTER, in_discards),
+	COL_K(14, ASN_COUNTER, 0), /* errors: the model has none */
+	COL_K(15, ASN_COUNTER, 0),
+	COL_CTR(16, ASN_COUNTER, out_octets),
+	COL_CTR(17, ASN_COUNTER, out_packets),
+	COL_CTR(19, ASN_COUNTER, out_discards),
+	COL_K(20, ASN_COUNTER, 0),
+};
+static const struct column ifxtable_cols[] = {
+	COL_FN(1, ASN_OCTET_STR, get_port_name),
+	COL_K(2, ASN_COUNTER, 0), /* multicast and broadcast: RoCE is unicast */
+	COL_K(3, ASN_COUNTER, 0),
+	COL_K(4, ASN_COUNTER, 0),
+	COL_K(5, ASN_COUNTER, 0),
+	COL_CTR(6, ASN_COUNTER64, in_octets),
+	COL_CTR(7, ASN_COUNTER64, in_packets),
+	COL_K(8, ASN_COUNTER64, 0),
+	COL_K(9, ASN_COUNTER64, 0),
+	COL_CTR(10, ASN_COUNTER64, out_octets),
+	COL_CTR(11, ASN_COUNTER64, out_packets),
+	COL_K(12, ASN_COUNTER64, 0),
+	COL_K(13, ASN_COUNTER64, 0),
+	COL_K(14, ASN_INTEGER, 1), /* ifLinkUpDownTrapEnable: enabled */
+	COL_FN(15, ASN_GAUGE, get_high_speed),
+	COL_K(16, ASN_INTEGER, 2), /* ifPromiscuousMode: false */
+	COL_K(17, ASN_INTEGER, 1), /* ifConnectorPresent: true */
+	COL_FN(18, ASN_OCTET_STR, get_port_desc),
+	/* The only discontinuity is the switch's boot, at sysUpTime 0. */
+	COL_K(19, ASN_TIMETICKS, 0),
+};
+/* SONiC's agent serves the per-interface counters from priority 3 only. */
+static const struct column cpfc_if_cols[] = {
+	COL_PFC(1, ASN_COUNTER64, pfc_tx_frames, 3),
+	COL_PFC(2, ASN_COUNTER64, pfc_rx_frames, 3),
+};
+static const struct column cpfc_prio_cols[] = {
+	COL_PFC(2, ASN_COUNTER64, pfc_tx_frames, PRIO_ROW),
+	COL_PFC(3, ASN_COUNTER64, pfc_rx_frames, PRIO_ROW),
+};
+static const struct column arista_pfc_cols[] = {
+	COL_PFC(3, ASN_COUNTER64, pfc_tx_frames, PRIO_ROW),
+	COL_PFC(4, ASN_COUNTER64, pfc_rx_frames, PRIO_ROW),
+};
+static const struct column ieee_pfc_cols[] = {
+	COL_PFC(2, ASN_COUNTER, pfc_tx_frames, PRIO_SUM),
+	COL_PFC(3, ASN_COUNTER, pfc_rx_frames, PRIO_SUM),
+};
+static const struct column lldp_loc_cols[] = {
+	COL_K(1, ASN_INTEGER, SIM_LLDP_CHASSIS_MAC),
+	COL_FN(2, ASN_OCTET_STR, get_chassis_mac),
+	COL_FN(3, ASN_OCTET_STR, get_sys_name),
+	COL_FN(4, ASN_OCTET_STR, get_sys_desc),
+	COL_FN(5, ASN_OCTET_STR, get_caps),
+	COL_FN(6, ASN_OCTET_STR, get_caps),
+};
+static const struct column lldp_locport_cols[] = {
+	COL_FN(2, ASN_INTEGER, get_port_id_subtype),
+	COL_FN(3, ASN_OCTET_STR, get_port_id),
+	COL_FN(4, ASN_OCTET_STR, get_port_desc),
+};
+/* The same getters, on the neighbour (see struct row). */
+static const struct column lldp_rem_cols[] = {
+	COL_K(4, ASN_INTEGER, SIM_LLDP_CHASSIS_MAC),
+	COL_FN(5, ASN_OCTET_STR, get_chassis_mac),
+	COL_FN(6, ASN_INTEGER, get_port_id_subtype),
+	COL_FN(7, ASN_OCTET_STR, get_port_id),
+	COL_FN(8, ASN_OCTET_STR, get_port_desc),
+	COL_FN(9, ASN_OCTET_STR, get_sys_name),
+	COL_FN(10, ASN_OCTET_STR, get_sys_desc),
+	COL_FN(11, ASN_OCTET_STR, get_caps),
+	COL_FN(12, ASN_OCTET_STR, get_caps),
+};
+
+#define TABLE(cols_, rows_, model_, flav, ...)                            \
+	{                                                                 \
+		.base = { __VA_ARGS__ },                                  \
+		.base_len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid), \
+		.cols = (cols_), .n_cols = N(cols_), .rows = (rows_),     \
+		.model = (model_), .flavours = (flav)                     \
+	}
+
+static const struct table system_tables[] = {
+	TABLE(system_cols, ROWS_SCALAR, false, FLAV_ALL, 1, 3, 6, 1, 2, 1, 1),
+};
+static const struct table if_tables[] = {
+	TABLE(ifnumber_cols, ROWS_SCALAR, false, FLAV_ALL, 1, 3, 6, 1, 2, 1, 2),
+	TABLE(iftable_cols, ROWS_PORT, true, FLAV_ALL, 1, 3, 6, 1, 2, 1, 2, 2,
+	      1),
+};
+static const struct table ifx_tables[] = {
+	TABLE(ifxtable_cols, ROWS_PORT, true, FLAV_ALL, 1, 3, 6, 1, 2, 1, 31, 1,
+	      1, 1),
+};
+static const struct table cpfc_tables[] = {
+	TABLE(cpfc_if_cols, ROWS_PORT, true, FLAV(SIM_FLAVOUR_SONIC), 1, 3, 6,
+	      1, 4, 1, 9, 9, 813, 1, 1, 1),
+	TABLE(cpfc_prio_cols, ROWS_PORT_PRIO, true, FLAV(SIM_FLAVOUR_SONIC), 1,
+	      3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1),
+};
+static const struct table arista_tables[] = {
+	TABLE(arista_pfc_cols, ROWS_PORT_PRIO, true, FLAV(SIM_FLAVOUR_ARISTA),
+	      1, 3, 6, 1, 4, 1, 30065, 3, 11, 1, 1, 1),
+};
+static const struct table ieee_tables[] = {
+	TABLE(ieee_pfc_cols, ROWS_PORT, true, FLAV_ALL, 1, 3, 111, 2, 802, 1, 1,
+	      21, 1, 1, 1),
+};
+static const struct table lldp_tables[] = {
+	TABLE(lldp_loc_cols, ROWS_SCALAR, false, FLAV_ALL, 1, 0, 8802, 1, 1, 2,
+	      1, 3),
+	TABLE(lldp_locport_cols, ROWS_PORT, false, FLAV_ALL, 1, 0, 8802, 1, 1,
+	      2, 1, 3, 7, 1),
+	TABLE(lldp_rem_cols, ROWS_LLDP_REM, false, FLAV_ALL, 1, 0, 8802, 1, 1,
+	      2, 1, 4, 1, 1),
+};
+
+#define SUBTREE(name_, tables_, ...)                                      \
+	{                                                                 \
+		.name = (name_), .root = { __VA_ARGS__ },                 \
+		.root_len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid), \
+		.tables = (tables_), .n_tables = N(tables_)               \
+	}
+
+static const struct subtree subtrees[] = {
+	SUBTREE("fabsim-lldp", lldp_tables, 1, 0, 8802, 1, 1, 2, 1),
+	SUBTREE("fabsim-system", system_tables, 1, 3, 6, 1, 2, 1, 1),
+	SUBTREE("fabsim-interfaces", if_tables, 1, 3, 6, 1, 2, 1, 2),
+	SUBTREE("fabsim-ifx", ifx_tables, 1, 3, 6, 1, 2, 1, 31, 1, 1, 1),
+	SUBTREE("fabsim-cpfc", cpfc_tables, 1, 3, 6, 1, 4, 1, 9, 9, 813),
+	SUBTREE("fabsim-arista-pfc", arista_tables, 1, 3, 6, 1, 4, 1, 30065, 3,
+		11),
+	SUBTREE("fabsim-ieee-pfc", ieee_tables, 1, 3, 111, 2, 802, 1, 1, 21),
+};
+_Static_assert(N(subtrees) == N_SUBTREES, "N_SUBTREES counts subtrees");
+
+/* The one value handler: column ci of row row of tb, into vb. */
 static void set_value(struct sim_snmp *s, struct sw *w, const struct table *tb,
 		      size_t ci, size_t row, netsnmp_variable_list *vb)
 {
-	unsigned col = tb->cols[ci];
-	struct sw_port *sp = row_port(tb, w, row);
-	switch (tb->id) {
-	case T_SYSTEM:
-		value_system(s, w, col, vb);
+	const struct column *cd = &tb->cols[ci];
+	struct row r = { .s = s, .w = w, .index = row, .node = w->node };
+	struct cell v;
+	v.n = 0;
+	v.p = NULL;
+	v.len = 0;
+	r.sp = row_port(tb, w, row);
+	if (r.sp) {
+		r.port = r.sp->port;
+		/* Every read of a port's row notes its ifLastChange. */
+		if (tb->model)
+			r.c = read_port(s, r.sp);
+		if (tb->rows == ROWS_LLDP_REM) {
+			r.port = r.port->peer;
+			r.node = r.port->node;
+		}
+	}
+	switch (cd->src) {
+	case CELL_CONST:
+		v.n = cd->arg;
 		break;
-	case T_IFNUMBER:
-		set_int(vb, ASN_INTEGER, (long)w->n_ports);
+	case CELL_COUNTER:
+		memcpy(&v.n, (const char *)r.c + cd->arg, sizeof v.n);
 		break;
-	case T_IFTABLE:
-		value_iftable(s, w, col, sp, vb);
+	case CELL_PFC:
+		v.n = pfc_frames(&r, cd);
 		break;
-	case T_IFXTABLE:
-		value_ifxtable(s, sp, col, vb);
+	case CELL_FN:
+		cd->get(&r, &v);
 		break;
-	case T_CPFC_IF:
-	case T_CPFC_PRIO:
-	case T_ARISTA_PFC:
-	case T_IEEE_PFC:
-		value_pfc(s, tb, col, row, sp, vb);
+	}
+	switch (cd->type) {
+	case ASN_OCTET_STR:
+	case ASN_OBJECT_ID:
+		snmp_set_var_typed_value(vb, cd->type, v.p, v.len);
 		break;
-	case T_LLDP_LOC:
-	case T_LLDP_LOCPORT:
-	case T_LLDP_REM:
-		value_lldp(tb, w, col, sp, vb);
+	case ASN_COUNTER64: {
+		struct counter64 c = { .high = (u_long)(v.n >> 32),
+				       .low = (u_long)(v.n & 0xffffffffu) };
+		snmp_set_var_typed_value(vb, ASN_COUNTER64, &c, sizeof c);
 		break;
+	}
+	default: {
+		/* INTEGER, Gauge32, TimeTicks; Counter32 keeps the low bits. */
+		long l =
+		    (long)(cd->type == ASN_COUNTER ? v.n & 0xffffffffu : v.n);
+		snmp_set_var_typed_value(vb, cd->type, &l, sizeof l);
+		break;
+	}
 	}
 }
 
@@ -927,7 +942,7 @@ static void answer_next(struct sw *w, const struct subtree *st,
 		oid name[TAB_OID_MAX + 4];
 		size_t bl = tb->base_len;
 		memcpy(name, tb->base, bl * sizeof(oid));
-		name[bl] = tb->cols[ci];
+		name[bl] = tb->cols[ci].col;
 		size_t il = row_index(tb, w, row, name + bl + 1);
 		snmp_set_var_objid(vb, name, bl + 1 + il);
 		set_value(w->s, w, tb, ci, row, vb);
