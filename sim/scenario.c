@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -189,6 +190,16 @@ const char *sim_scenario_kind_name(enum sim_scenario_kind kind)
 	if ((unsigned)kind >= SIM_SCENARIO_KINDS)
 		return "?";
 	return kind_names[kind];
+}
+
+/* A list (or null) of at most max items, what they are for the message. */
+static int want_list(struct ytree_ctx *x, const struct ytree_node *n,
+		     size_t max, const char *what, size_t *count)
+{
+	int rc = ytree_want_seq(x, n, count);
+	if (!rc && *count > max)
+		rc = ytree_fail(x, n, "more than %zu %s", max, what);
+	return rc;
 }
 
 static int want_map(struct ytree_ctx *x, const struct ytree_node *n,
@@ -487,72 +498,120 @@ static int parse_stop(struct ytree_ctx *x, struct sim_scenario *s,
 	return rc;
 }
 
-static int opt_bytes(struct ytree_ctx *x, const struct ytree_fields *f,
-		     size_t k, uint64_t *out, unsigned *mask)
+/*
+ * The knobs of a nic or a switch event: the key, how its value reads,
+ * and where it goes in the model's configuration. One table per event
+ * serves both the parse (in table order, so the first bad knob is the
+ * error) and the apply (the knobs given, over the model's current
+ * configuration).
+ */
+enum knob_kind {
+	KNOB_BYTES, /* a size up to 1 TiB, uint64_t */
+	KNOB_MS,    /* a duration up to 1 h, uint32_t in ms */
+	KNOB_BOOL,  /* bool */
+	KNOB_RATIO, /* a double from min to 1 */
+};
+
+struct knob {
+	unsigned key; /* K_* */
+	enum knob_kind kind;
+	size_t off, size; /* of the field in the configuration struct */
+	double min;	  /* KNOB_RATIO */
+};
+
+#define KNOB(cfg, k, kind, field, min)                                        \
+	{                                                                     \
+		(k), (kind), offsetof(cfg, field), sizeof(((cfg *)0)->field), \
+		    (min)                                                     \
+	}
+#define NIC_KNOB(k, kind, field, min) \
+	KNOB(struct sim_model_nic_cfg, k, kind, field, min)
+#define SWITCH_KNOB(k, kind, field, min) \
+	KNOB(struct sim_model_switch_cfg, k, kind, field, min)
+
+static const struct knob nic_knobs[] = {
+	NIC_KNOB(K_XOFF, KNOB_BYTES, xoff, 0),
+	NIC_KNOB(K_XON, KNOB_BYTES, xon, 0),
+	NIC_KNOB(K_HEADROOM, KNOB_BYTES, headroom, 0),
+	NIC_KNOB(K_RX_DRAIN, KNOB_RATIO, rx_drain, 0),
+	NIC_KNOB(K_NP_ENABLED, KNOB_BOOL, np_enabled, 0),
+	NIC_KNOB(K_RP_IGNORE_CNP, KNOB_BOOL, rp_ignore_cnp, 0),
+	NIC_KNOB(K_STORM_MINOR, KNOB_MS, storm_minor_ms, 0),
+	NIC_KNOB(K_STORM_CRITICAL, KNOB_MS, storm_critical_ms, 0),
+};
+
+static const struct knob switch_knobs[] = {
+	SWITCH_KNOB(K_XOFF, KNOB_BYTES, xoff, 0),
+	SWITCH_KNOB(K_XON, KNOB_BYTES, xon, 0),
+	SWITCH_KNOB(K_HEADROOM, KNOB_BYTES, headroom, 0),
+	SWITCH_KNOB(K_ECN_KMIN, KNOB_BYTES, ecn_kmin, 0),
+	SWITCH_KNOB(K_ECN_KMAX, KNOB_BYTES, ecn_kmax, 0),
+	SWITCH_KNOB(K_ECN_PMAX, KNOB_RATIO, ecn_pmax, 0.000001),
+	SWITCH_KNOB(K_PFCWD_DETECT, KNOB_MS, pfcwd_detect_ms, 0),
+	SWITCH_KNOB(K_PFCWD_RESTORE, KNOB_MS, pfcwd_restore_ms, 0),
+};
+
+/* The knob table of e's kind (a nic or a switch event). */
+static const struct knob *knobs_of(const struct event *e, size_t *n)
 {
-	if (!f->val[k])
-		return 0;
-	*mask |= B(k);
-	return ytree_opt_size(x, f, k, 0, 1ull << 40, out);
+	if (e->kind == EV_NIC) {
+		*n = sizeof nic_knobs / sizeof nic_knobs[0];
+		return nic_knobs;
+	}
+	*n = sizeof switch_knobs / sizeof switch_knobs[0];
+	return switch_knobs;
 }
 
-static int opt_ms(struct ytree_ctx *x, const struct ytree_fields *f, size_t k,
-		  uint32_t *out, unsigned *mask)
+static int parse_knob(struct ytree_ctx *x, const struct ytree_fields *f,
+		      const struct knob *k, void *field, unsigned *mask)
 {
 	uint64_t ns;
-	if (!f->val[k])
+	int rc;
+	if (!f->val[k->key])
 		return 0;
-	*mask |= B(k);
-	int rc =
-	    ytree_opt_duration(x, f, k, 0, 3600ull * 1000000000ull, true, &ns);
-	if (!rc)
-		*out = (uint32_t)(ns / 1000000);
-	return rc;
+	*mask |= B(k->key);
+	switch (k->kind) {
+	case KNOB_BYTES:
+		return ytree_opt_size(x, f, k->key, 0, 1ull << 40, field);
+	case KNOB_MS:
+		rc = ytree_opt_duration(x, f, k->key, 0,
+					3600ull * 1000000000ull, true, &ns);
+		if (!rc)
+			*(uint32_t *)field = (uint32_t)(ns / 1000000);
+		return rc;
+	case KNOB_BOOL:
+		return ytree_opt_bool(x, f, k->key, field);
+	case KNOB_RATIO:
+		return opt_double(x, f, k->key, k->min, 1, field);
+	}
+	return 0;
 }
 
 static int parse_knobs(struct ytree_ctx *x, const struct ytree_fields *f,
 		       struct event *e)
 {
-	unsigned *m = &e->mask;
-	int rc = 0;
-	if (e->kind == EV_NIC) {
-		struct sim_model_nic_cfg *c = &e->nic;
-		rc = rc ? rc : opt_bytes(x, f, K_XOFF, &c->xoff, m);
-		rc = rc ? rc : opt_bytes(x, f, K_XON, &c->xon, m);
-		rc = rc ? rc : opt_bytes(x, f, K_HEADROOM, &c->headroom, m);
-		if (!rc && f->val[K_RX_DRAIN]) {
-			*m |= B(K_RX_DRAIN);
-			rc = opt_double(x, f, K_RX_DRAIN, 0, 1, &c->rx_drain);
-		}
-		if (!rc && f->val[K_NP_ENABLED]) {
-			*m |= B(K_NP_ENABLED);
-			rc = ytree_opt_bool(x, f, K_NP_ENABLED, &c->np_enabled);
-		}
-		if (!rc && f->val[K_RP_IGNORE_CNP]) {
-			*m |= B(K_RP_IGNORE_CNP);
-			rc = ytree_opt_bool(x, f, K_RP_IGNORE_CNP,
-					    &c->rp_ignore_cnp);
-		}
-		rc = rc ? rc
-			: opt_ms(x, f, K_STORM_MINOR, &c->storm_minor_ms, m);
-		rc = rc ? rc
-			: opt_ms(x, f, K_STORM_CRITICAL, &c->storm_critical_ms,
-				 m);
-		return rc;
+	size_t n;
+	const struct knob *k = knobs_of(e, &n);
+	char *cfg = e->kind == EV_NIC ? (char *)&e->nic : (char *)&e->sw;
+	for (size_t i = 0; i < n; i++) {
+		int rc = parse_knob(x, f, &k[i], cfg + k[i].off, &e->mask);
+		if (rc)
+			return rc;
 	}
-	struct sim_model_switch_cfg *c = &e->sw;
-	rc = rc ? rc : opt_bytes(x, f, K_XOFF, &c->xoff, m);
-	rc = rc ? rc : opt_bytes(x, f, K_XON, &c->xon, m);
-	rc = rc ? rc : opt_bytes(x, f, K_HEADROOM, &c->headroom, m);
-	rc = rc ? rc : opt_bytes(x, f, K_ECN_KMIN, &c->ecn_kmin, m);
-	rc = rc ? rc : opt_bytes(x, f, K_ECN_KMAX, &c->ecn_kmax, m);
-	if (!rc && f->val[K_ECN_PMAX]) {
-		*m |= B(K_ECN_PMAX);
-		rc = opt_double(x, f, K_ECN_PMAX, 0.000001, 1, &c->ecn_pmax);
-	}
-	rc = rc ? rc : opt_ms(x, f, K_PFCWD_DETECT, &c->pfcwd_detect_ms, m);
-	rc = rc ? rc : opt_ms(x, f, K_PFCWD_RESTORE, &c->pfcwd_restore_ms, m);
-	return rc;
+	return 0;
+}
+
+/* Copies the knobs e gives from its configuration to cfg. */
+static void set_knobs(const struct event *e, void *cfg)
+{
+	size_t n;
+	const struct knob *k = knobs_of(e, &n);
+	const char *from =
+	    e->kind == EV_NIC ? (const char *)&e->nic : (const char *)&e->sw;
+	for (size_t i = 0; i < n; i++)
+		if (e->mask & B(k[i].key))
+			memcpy((char *)cfg + k[i].off, from + k[i].off,
+			       k[i].size);
 }
 
 static int parse_event(struct ytree_ctx *x, struct sim_scenario *s,
@@ -732,10 +791,7 @@ static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 	if (rc || !f.val[4])
 		return rc;
 	size_t saved = ytree_path_key(x, "events");
-	rc = ytree_want_seq(x, f.val[4], &n);
-	if (!rc && n > SIM_SCENARIO_MAX_EVENTS)
-		rc = ytree_fail(x, f.val[4], "more than %d events",
-				SIM_SCENARIO_MAX_EVENTS);
+	rc = want_list(x, f.val[4], SIM_SCENARIO_MAX_EVENTS, "events", &n);
 	if (!rc && n)
 		s->ev = xcalloc(n, sizeof *s->ev);
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -906,10 +962,8 @@ static int parse_truth(struct ytree_ctx *x, struct sim_scenario *s,
 	if (rc)
 		return rc;
 	size_t saved = ytree_path_key(x, "incidents");
-	rc = ytree_want_seq(x, f.val[0], &n);
-	if (!rc && n > SIM_SCENARIO_MAX_INCIDENTS)
-		rc = ytree_fail(x, f.val[0], "more than %d incidents",
-				SIM_SCENARIO_MAX_INCIDENTS);
+	rc =
+	    want_list(x, f.val[0], SIM_SCENARIO_MAX_INCIDENTS, "incidents", &n);
 	if (!rc && n)
 		s->inc = xcalloc(n, sizeof *s->inc);
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -1123,36 +1177,14 @@ static int apply_event(struct sim_scenario *s, struct sim_model *m,
 		struct sim_model_nic_cfg c;
 		if ((rc = sim_model_get_nic_cfg(m, e->port, &c)))
 			return rc;
-#define SET(k, f)           \
-	if (e->mask & B(k)) \
-		c.f = e->nic.f;
-		SET(K_XOFF, xoff)
-		SET(K_XON, xon)
-		SET(K_HEADROOM, headroom)
-		SET(K_RX_DRAIN, rx_drain)
-		SET(K_NP_ENABLED, np_enabled)
-		SET(K_RP_IGNORE_CNP, rp_ignore_cnp)
-		SET(K_STORM_MINOR, storm_minor_ms)
-		SET(K_STORM_CRITICAL, storm_critical_ms)
-#undef SET
+		set_knobs(e, &c);
 		return sim_model_set_nic_cfg(m, e->port, &c);
 	}
 	case EV_SWITCH: {
 		struct sim_model_switch_cfg c;
 		if ((rc = sim_model_get_switch_cfg(m, e->node, &c)))
 			return rc;
-#define SET(k, f)           \
-	if (e->mask & B(k)) \
-		c.f = e->sw.f;
-		SET(K_XOFF, xoff)
-		SET(K_XON, xon)
-		SET(K_HEADROOM, headroom)
-		SET(K_ECN_KMIN, ecn_kmin)
-		SET(K_ECN_KMAX, ecn_kmax)
-		SET(K_ECN_PMAX, ecn_pmax)
-		SET(K_PFCWD_DETECT, pfcwd_detect_ms)
-		SET(K_PFCWD_RESTORE, pfcwd_restore_ms)
-#undef SET
+		set_knobs(e, &c);
 		return sim_model_set_switch_cfg(m, e->node, &c);
 	}
 	case EV_LINK_DOWN:

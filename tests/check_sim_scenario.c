@@ -84,8 +84,30 @@ struct run {
 	struct sim_scenario *s;
 	const struct sim_topo *t;
 	size_t ticks, ports;
+	double end;  /* the duration, s */
 	uint64_t *d; /* [tick][port][sig] deltas */
 };
+
+static double sec(uint64_t ns)
+{
+	return (double)ns * 1e-9;
+}
+
+/* A model for s. */
+static struct sim_model *model_for(struct sim_scenario *s)
+{
+	struct sim_model *m = sim_model_new(
+	    sim_scenario_topo(s), sim_scenario_seed(s), err, sizeof err);
+	ck_assert_msg(m != NULL, "%s", err);
+	return m;
+}
+
+/* One tick: the events due now, then the model 100 ms on. */
+static void tick(struct sim_scenario *s, struct sim_model *m)
+{
+	ck_assert_int_eq(sim_scenario_apply(s, m, sim_model_now_ns(m)), 0);
+	ck_assert_int_eq(sim_model_step(m, TICK), 0);
+}
 
 static void read_sig(const struct sim_model *m, size_t port, uint64_t *v)
 {
@@ -117,17 +139,15 @@ static void run(const char *name, struct run *r)
 {
 	r->s = load(name);
 	r->t = sim_scenario_topo(r->s);
-	struct sim_model *m =
-	    sim_model_new(r->t, sim_scenario_seed(r->s), err, sizeof err);
-	ck_assert_msg(m != NULL, "%s", err);
+	struct sim_model *m = model_for(r->s);
 	r->ticks = sim_scenario_duration_ns(r->s) / TICK;
+	r->end = sec(sim_scenario_duration_ns(r->s));
 	r->ports = sim_topo_n_ports(r->t);
 	r->d = calloc(r->ticks * r->ports * N_SIG, sizeof *r->d);
 	uint64_t *prev = calloc(r->ports * N_SIG, sizeof *prev);
 	ck_assert(r->d && prev);
 	for (size_t k = 0; k < r->ticks; k++) {
-		ck_assert_int_eq(sim_scenario_apply(r->s, m, k * TICK), 0);
-		ck_assert_int_eq(sim_model_step(m, TICK), 0);
+		tick(r->s, m);
 		for (size_t p = 0; p < r->ports; p++) {
 			uint64_t v[N_SIG],
 			    *d = &r->d[(k * r->ports + p) * N_SIG];
@@ -191,18 +211,44 @@ static void ratio_range(const struct run *r, size_t port, int sig, double from,
 	}
 }
 
-static double sec(uint64_t ns)
-{
-	return (double)ns * 1e-9;
-}
-
+/* Incident i of s, which must be of kind. */
 static const struct sim_scenario_incident *
-incident(const struct run *r, size_t i, enum sim_scenario_kind kind)
+incident(const struct sim_scenario *s, size_t i, enum sim_scenario_kind kind)
 {
-	const struct sim_scenario_incident *in = sim_scenario_incident(r->s, i);
+	const struct sim_scenario_incident *in = sim_scenario_incident(s, i);
 	ck_assert_ptr_nonnull(in);
 	ck_assert_int_eq(in->kind, kind);
 	return in;
+}
+
+/* The span of in, in s. */
+static void span(const struct sim_scenario_incident *in, double *from,
+		 double *to)
+{
+	*from = sec(in->from_ns);
+	*to = sec(in->to_ns);
+}
+
+/* Runs name; its first incident, of kind, and that incident's span. */
+static const struct sim_scenario_incident *run_span(const char *name,
+						    enum sim_scenario_kind kind,
+						    struct run *r, double *from,
+						    double *to)
+{
+	run(name, r);
+	const struct sim_scenario_incident *in = incident(r->s, 0, kind);
+	span(in, from, to);
+	return in;
+}
+
+/* No port shows sig in the ticks that start in [from, to). */
+static void none(const struct run *r, int sig, double from, double to)
+{
+	for (size_t p = 0; p < r->ports; p++)
+		ck_assert_msg(sum(r, p, sig, from, to) == 0,
+			      "%s:%s: signal %d in [%.1f, %.1f) s",
+			      sim_topo_port(r->t, p)->node->name,
+			      sim_topo_port(r->t, p)->name, sig, from, to);
 }
 
 /* ---- Loading ---- */
@@ -338,6 +384,94 @@ START_TEST(unknown_event_is_an_error_at_its_position)
 				  EMPTY),
 			 "bad.yaml:5:23: events[0]: node does not apply to do: "
 			 "nic");
+}
+END_TEST
+
+/* Each knob of a nic or switch event is checked as its kind says, in
+ * the order of the knob table: the first bad one is the message. */
+START_TEST(bad_knobs_are_errors_at_their_values)
+{
+	static const struct {
+		const char *event, *msg;
+	} cases[] = {
+		{ "do: nic, port: host0:mlx5_0, xoff: 2TiB",
+		  "bad.yaml:5:49: events[0].xoff: \"2TiB\" is not a size" },
+		{ "do: nic, port: host0:mlx5_0, headroom: 1025GiB",
+		  "bad.yaml:5:53: events[0].headroom: must be between 0 and "
+		  "1099511627776 bytes, not 1025GiB" },
+		{ "do: nic, port: host0:mlx5_0, rx_drain: 2",
+		  "bad.yaml:5:53: events[0].rx_drain: expected a number from 0 "
+		  "to 1, not \"2\"" },
+		{ "do: nic, port: host0:mlx5_0, np_enabled: maybe",
+		  "bad.yaml:5:55: events[0].np_enabled: expected a boolean "
+		  "(true/false, yes/no, on/off), not \"maybe\"" },
+		{ "do: nic, port: host0:mlx5_0, storm_minor: 2h",
+		  "bad.yaml:5:56: events[0].storm_minor: must be 0 or between "
+		  "0s and 1h, not 2h" },
+		{ "do: nic, port: host0:mlx5_0, storm_critical: x, xon: y",
+		  "bad.yaml:5:67: events[0].xon: \"y\" is not a size" },
+		{ "do: nic, port: host0:mlx5_0, ecn_kmin: 1MiB",
+		  "bad.yaml:5:43: events[0]: ecn_kmin does not apply to do: "
+		  "nic" },
+		{ "do: switch, node: leaf0, ecn_pmax: 0",
+		  "bad.yaml:5:49: events[0].ecn_pmax: expected a number from "
+		  "1e-06 to 1, not \"0\"" },
+		{ "do: switch, node: leaf0, pfcwd_restore: 1, ecn_kmax: -1",
+		  "bad.yaml:5:67: events[0].ecn_kmax: \"-1\" is not a size" },
+		{ "do: switch, node: leaf0, rp_ignore_cnp: true",
+		  "bad.yaml:5:39: events[0]: rp_ignore_cnp does not apply to "
+		  "do: switch" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char scen[256];
+		snprintf(scen, sizeof scen, HEAD "events:\n  - {at: 1s, %s}\n",
+			 cases[i].event);
+		ck_assert_str_eq(load_bad(scen, EMPTY), cases[i].msg);
+	}
+}
+END_TEST
+
+/* Given knobs change the model's configuration; the others stay. */
+START_TEST(knobs_set_only_what_they_name)
+{
+	const char *msg;
+	struct sim_scenario *s = load_tmp(
+	    HEAD "events:\n"
+		 "  - {at: 0s, do: nic, port: host0:mlx5_0, xon: 128KiB, "
+		 "rx_drain: 0.5, np_enabled: false, storm_critical: 9s}\n"
+		 "  - {at: 0s, do: switch, node: leaf0, ecn_kmax: 2MiB, "
+		 "ecn_pmax: 0.25, pfcwd_detect: 400ms}\n",
+	    EMPTY, &msg);
+	ck_assert_msg(s != NULL, "%s", msg);
+	const struct sim_topo *t = sim_scenario_topo(s);
+	struct sim_model *m = model_for(s);
+	const struct sim_node *host = sim_topo_find_node(t, "host0");
+	const struct sim_node *leaf = sim_topo_find_node(t, "leaf0");
+	ck_assert_ptr_nonnull(host);
+	ck_assert_ptr_nonnull(leaf);
+	struct sim_model_nic_cfg n0, n1;
+	struct sim_model_switch_cfg w0, w1;
+	ck_assert_int_eq(sim_model_get_nic_cfg(m, host->ports[0].id, &n0), 0);
+	ck_assert_int_eq(sim_model_get_switch_cfg(m, leaf->id, &w0), 0);
+	tick(s, m);
+	ck_assert_int_eq(sim_model_get_nic_cfg(m, host->ports[0].id, &n1), 0);
+	ck_assert_int_eq(sim_model_get_switch_cfg(m, leaf->id, &w1), 0);
+	ck_assert_uint_eq(n1.xon, 128u << 10);
+	ck_assert_double_eq(n1.rx_drain, 0.5);
+	ck_assert(!n1.np_enabled);
+	ck_assert_uint_eq(n1.storm_critical_ms, 9000);
+	ck_assert_uint_eq(n1.xoff, n0.xoff);
+	ck_assert_uint_eq(n1.headroom, n0.headroom);
+	ck_assert(n1.rp_ignore_cnp == n0.rp_ignore_cnp);
+	ck_assert_uint_eq(n1.storm_minor_ms, n0.storm_minor_ms);
+	ck_assert_uint_eq(w1.ecn_kmax, 2u << 20);
+	ck_assert_double_eq(w1.ecn_pmax, 0.25);
+	ck_assert_uint_eq(w1.pfcwd_detect_ms, 400);
+	ck_assert_uint_eq(w1.xoff, w0.xoff);
+	ck_assert_uint_eq(w1.ecn_kmin, w0.ecn_kmin);
+	ck_assert_uint_eq(w1.pfcwd_restore_ms, w0.pfcwd_restore_ms);
+	sim_model_free(m);
+	sim_scenario_free(s);
 }
 END_TEST
 
@@ -614,14 +748,13 @@ static void check_clean(const char *name)
 {
 	struct run r;
 	run(name, &r);
-	double end = sec(sim_scenario_duration_ns(r.s));
+	none(&r, DROP, 0, r.end);
+	none(&r, ECN, 0, r.end);
 	for (size_t p = 0; p < r.ports; p++) {
 		double lo, hi;
-		ck_assert_uint_eq(sum(&r, p, DROP, 0, end), 0);
-		ck_assert_uint_eq(sum(&r, p, ECN, 0, end), 0);
-		ratio_range(&r, p, TX, 0, end, &lo, &hi);
+		ratio_range(&r, p, TX, 0, r.end, &lo, &hi);
 		ck_assert_double_lt(hi, 0.01);
-		ratio_range(&r, p, RX, 0, end, &lo, &hi);
+		ratio_range(&r, p, RX, 0, r.end, &lo, &hi);
 		ck_assert_double_lt(hi, 0.01);
 	}
 	run_free(&r);
@@ -642,11 +775,9 @@ END_TEST
 START_TEST(incast_marks_at_the_receiver_and_cuts_the_senders)
 {
 	struct run r;
-	run("incast", &r);
+	double from, to;
 	const struct sim_scenario_incident *in =
-	    incident(&r, 0, SIM_SCENARIO_INCAST);
-	double from = sec(in->from_ns), to = sec(in->to_ns);
-	double end = sec(sim_scenario_duration_ns(r.s));
+	    run_span("incast", SIM_SCENARIO_INCAST, &r, &from, &to);
 	size_t rcv = in->port->id, leaf = in->port->peer->id;
 	ck_assert_uint_gt(sum(&r, leaf, ECN, from, to), 0);
 	ck_assert_uint_gt(sum(&r, rcv, ECN, from, to), 0);
@@ -656,12 +787,10 @@ START_TEST(incast_marks_at_the_receiver_and_cuts_the_senders)
 		ck_assert_uint_gt(
 		    sum(&r, in->victims[i].port->id, CNP_HANDLED, from, to), 0);
 	/* Nothing before; nothing once the queue has drained. */
-	for (size_t p = 0; p < r.ports; p++) {
-		ck_assert_uint_eq(sum(&r, p, ECN, 0, from), 0);
-		ck_assert_uint_eq(sum(&r, p, ECN, to + 0.5, end), 0);
-		ck_assert_uint_eq(sum(&r, p, CNP_HANDLED, 0, from), 0);
-		ck_assert_uint_eq(sum(&r, p, DROP, 0, end), 0);
-	}
+	none(&r, ECN, 0, from);
+	none(&r, ECN, to + 0.5, r.end);
+	none(&r, CNP_HANDLED, 0, from);
+	none(&r, DROP, 0, r.end);
 	run_free(&r);
 }
 END_TEST
@@ -669,11 +798,9 @@ END_TEST
 START_TEST(nic_storm_pauses_its_leaf_continuously_and_spreads)
 {
 	struct run r;
-	run("nic_pfc_storm", &r);
+	double from, to, lo, hi;
 	const struct sim_scenario_incident *in =
-	    incident(&r, 0, SIM_SCENARIO_PFC_STORM);
-	double from = sec(in->from_ns), to = sec(in->to_ns), lo, hi;
-	double end = sec(sim_scenario_duration_ns(r.s));
+	    run_span("nic_pfc_storm", SIM_SCENARIO_PFC_STORM, &r, &from, &to);
 	size_t nic = in->port->id;
 	/* The origin NIC's tx pause ratio is ~1 in the span (after the
 	   tick of the stall), 0 outside it. */
@@ -681,7 +808,7 @@ START_TEST(nic_storm_pauses_its_leaf_continuously_and_spreads)
 	ck_assert_double_ge(lo, 0.99);
 	ratio_range(&r, nic, TX, 0, from, &lo, &hi);
 	ck_assert_double_eq(hi, 0);
-	ratio_range(&r, nic, TX, to + 0.1, end, &lo, &hi);
+	ratio_range(&r, nic, TX, to + 0.1, r.end, &lo, &hi);
 	ck_assert_double_eq(hi, 0);
 	/* Every victim port pauses its upstream (or, a host, is paused)
 	   continuously in the span. */
@@ -695,11 +822,10 @@ START_TEST(nic_storm_pauses_its_leaf_continuously_and_spreads)
 		ck_assert_double_eq(hi, 0);
 	}
 	/* Stall prevention: then drops at the NIC, none before. */
-	in = incident(&r, 1, SIM_SCENARIO_LOSSLESS_DROP);
+	in = incident(r.s, 1, SIM_SCENARIO_LOSSLESS_DROP);
 	ck_assert_uint_eq(in->port->id, nic);
-	ck_assert_uint_gt(sum(&r, nic, DROP, sec(in->from_ns) + 0.1, end), 0);
-	for (size_t p = 0; p < r.ports; p++)
-		ck_assert_uint_eq(sum(&r, p, DROP, 0, sec(in->from_ns)), 0);
+	ck_assert_uint_gt(sum(&r, nic, DROP, sec(in->from_ns) + 0.1, r.end), 0);
+	none(&r, DROP, 0, sec(in->from_ns));
 	run_free(&r);
 }
 END_TEST
@@ -707,24 +833,19 @@ END_TEST
 START_TEST(small_headroom_drops_on_the_lossless_priority_at_the_origin)
 {
 	struct run r;
-	run("lossless_drops", &r);
-	const struct sim_scenario_incident *in =
-	    incident(&r, 0, SIM_SCENARIO_LOSSLESS_DROP);
-	double from = sec(in->from_ns), to = sec(in->to_ns);
+	double from, to;
+	const struct sim_scenario_incident *in = run_span(
+	    "lossless_drops", SIM_SCENARIO_LOSSLESS_DROP, &r, &from, &to);
 	ck_assert_uint_gt(sum_node(&r, in->device, DROP, from, to), 0);
 	/* Drops at every burst (every 2 s) of the span, none before, none
 	   elsewhere, none after. */
 	for (double t = from; t + 2 <= to; t += 2)
 		ck_assert_uint_gt(sum_node(&r, in->device, DROP, t, t + 2), 0);
+	none(&r, DROP, to, r.end);
+	none(&r, DROP, 0, from);
 	for (size_t p = 0; p < r.ports; p++)
-		ck_assert_uint_eq(
-		    sum(&r, p, DROP, to, sec(sim_scenario_duration_ns(r.s))),
-		    0);
-	for (size_t p = 0; p < r.ports; p++) {
-		ck_assert_uint_eq(sum(&r, p, DROP, 0, from), 0);
 		if (sim_topo_port(r.t, p)->node != in->device)
 			ck_assert_uint_eq(sum(&r, p, DROP, 0, to), 0);
-	}
 	run_free(&r);
 }
 END_TEST
@@ -732,19 +853,16 @@ END_TEST
 START_TEST(dcqcn_disabled_nic_gets_ce_and_sends_no_cnp)
 {
 	struct run r;
-	run("dcqcn_disabled", &r);
-	const struct sim_scenario_incident *in =
-	    incident(&r, 0, SIM_SCENARIO_ECN_WITHOUT_CNP);
-	double from = sec(in->from_ns), to = sec(in->to_ns);
+	double from, to;
+	const struct sim_scenario_incident *in = run_span(
+	    "dcqcn_disabled", SIM_SCENARIO_ECN_WITHOUT_CNP, &r, &from, &to);
 	size_t rcv = in->port->id;
 	ck_assert_uint_gt(sum(&r, rcv, ECN, from, to), 0);
 	for (double t = from; t + 1 <= to; t += 1)
 		ck_assert_uint_gt(sum(&r, rcv, ECN, t, t + 1), 0);
-	for (size_t p = 0; p < r.ports; p++) {
-		ck_assert_uint_eq(sum(&r, p, CNP_SENT, 0, to), 0);
-		ck_assert_uint_eq(sum(&r, p, CNP_HANDLED, 0, to), 0);
-		ck_assert_uint_eq(sum(&r, p, ECN, 0, from), 0);
-	}
+	none(&r, CNP_SENT, 0, to);
+	none(&r, CNP_HANDLED, 0, to);
+	none(&r, ECN, 0, from);
 	run_free(&r);
 }
 END_TEST
@@ -752,10 +870,9 @@ END_TEST
 START_TEST(ecn_above_xoff_pauses_without_marks)
 {
 	struct run r;
-	run("ecn_above_xoff", &r);
-	const struct sim_scenario_incident *in =
-	    incident(&r, 0, SIM_SCENARIO_ECN_AFTER_PFC);
-	double from = sec(in->from_ns), to = sec(in->to_ns), lo, hi;
+	double from, to, lo, hi;
+	const struct sim_scenario_incident *in = run_span(
+	    "ecn_above_xoff", SIM_SCENARIO_ECN_AFTER_PFC, &r, &from, &to);
 	/* The origin (leaf0's port to host0) is congested: leaf0 pauses
 	   the victims' ports, every tick of the span, and nothing marks. */
 	ck_assert_str_eq(in->port->peer->node->name, "host0");
@@ -769,10 +886,8 @@ START_TEST(ecn_above_xoff_pauses_without_marks)
 		ratio_range(&r, v, RX, 0, from, &lo, &hi);
 		ck_assert_double_eq(hi, 0);
 	}
-	for (size_t p = 0; p < r.ports; p++) {
-		ck_assert_uint_eq(sum(&r, p, ECN, 0, to), 0);
-		ck_assert_uint_eq(sum(&r, p, DROP, 0, to), 0);
-	}
+	none(&r, ECN, 0, to);
+	none(&r, DROP, 0, to);
 	run_free(&r);
 }
 END_TEST
@@ -801,23 +916,12 @@ START_TEST(apply_is_idempotent_per_time_and_rewinds)
 }
 END_TEST
 
-/* A model for s, and stepping it (applying s each tick) up to t s. */
-static struct sim_model *model_for(struct sim_scenario *s)
-{
-	struct sim_model *m = sim_model_new(
-	    sim_scenario_topo(s), sim_scenario_seed(s), err, sizeof err);
-	ck_assert_msg(m != NULL, "%s", err);
-	return m;
-}
-
+/* Steps m (applying s each tick) up to t s. */
 static void advance(struct sim_scenario *s, struct sim_model *m, double t)
 {
 	uint64_t until = (uint64_t)(t * 1e9 + 0.5);
-	while (sim_model_now_ns(m) < until) {
-		ck_assert_int_eq(sim_scenario_apply(s, m, sim_model_now_ns(m)),
-				 0);
-		ck_assert_int_eq(sim_model_step(m, TICK), 0);
-	}
+	while (sim_model_now_ns(m) < until)
+		tick(s, m);
 }
 
 static struct sim_model_switch_port swp(const struct sim_model *m, size_t port)
@@ -831,8 +935,8 @@ START_TEST(link_flap_counts_its_transitions_in_the_span)
 {
 	struct sim_scenario *s = load("link_flap");
 	struct sim_model *m = model_for(s);
-	const struct sim_scenario_incident *in = sim_scenario_incident(s, 0);
-	ck_assert_int_eq(in->kind, SIM_SCENARIO_LINK_FLAP);
+	const struct sim_scenario_incident *in =
+	    incident(s, 0, SIM_SCENARIO_LINK_FLAP);
 	size_t o = in->port->id, v = in->victims[0].port->id;
 	ck_assert_uint_eq(in->port->peer->id, v);
 	advance(s, m, sec(in->from_ns));
@@ -863,8 +967,8 @@ START_TEST(switch_reboot_restarts_its_counters_at_the_named_time)
 {
 	struct sim_scenario *s = load("switch_reboot");
 	struct sim_model *m = model_for(s);
-	const struct sim_scenario_incident *in = sim_scenario_incident(s, 0);
-	ck_assert_int_eq(in->kind, SIM_SCENARIO_SWITCH_REBOOT);
+	const struct sim_scenario_incident *in =
+	    incident(s, 0, SIM_SCENARIO_SWITCH_REBOOT);
 	size_t node = in->device->id, up = in->device->ports[0].id;
 	advance(s, m, sec(in->from_ns));
 	uint64_t before = swp(m, up).out_octets;
@@ -888,13 +992,14 @@ START_TEST(pause_on_a_lossy_priority_is_counted_in_the_span)
 {
 	struct sim_scenario *s = load("pause_on_lossy");
 	struct sim_model *m = model_for(s);
-	const struct sim_scenario_incident *in = sim_scenario_incident(s, 0);
-	ck_assert_int_eq(in->kind, SIM_SCENARIO_PAUSE_ON_LOSSY_PRIORITY);
+	const struct sim_scenario_incident *in =
+	    incident(s, 0, SIM_SCENARIO_PAUSE_ON_LOSSY_PRIORITY);
 	unsigned p = (unsigned)in->priority;
 	ck_assert(!(sim_topo_lossless_mask(sim_scenario_topo(s)) & (1u << p)));
 	size_t leaf = in->victims[0].port->id;
 	ck_assert_uint_eq(in->port->peer->id, leaf);
-	double from = sec(in->from_ns), to = sec(in->to_ns);
+	double from, to;
+	span(in, &from, &to);
 	advance(s, m, from);
 	struct sim_model_switch_port a = swp(m, leaf);
 	ck_assert_uint_eq(a.prio[p].pfc_rx_pause_us, 0);
@@ -1017,7 +1122,8 @@ static bool is_victim(const struct sim_scenario_incident *in, size_t port)
 static void check_spreading(const struct run *r,
 			    const struct sim_scenario_incident *in)
 {
-	double from = sec(in->from_ns), to = sec(in->to_ns), lo, hi;
+	double from, to, lo, hi;
+	span(in, &from, &to);
 	ck_assert_int_eq(in->kind, SIM_SCENARIO_CONGESTION_SPREADING);
 	ck_assert_ptr_nonnull(in->port);
 	ck_assert_uint_gt(in->n_victims, 0);
@@ -1062,11 +1168,10 @@ static void check_spreading(const struct run *r,
 START_TEST(congestion_spreads_hop_by_hop_along_the_traffic)
 {
 	struct run r;
-	run("congestion_spreading", &r);
+	double from, to, lo, hi;
 	const struct sim_scenario_incident *in =
-	    incident(&r, 0, SIM_SCENARIO_CONGESTION_SPREADING);
-	double from = sec(in->from_ns), to = sec(in->to_ns), lo, hi;
-	double end = sec(sim_scenario_duration_ns(r.s));
+	    run_span("congestion_spreading", SIM_SCENARIO_CONGESTION_SPREADING,
+		     &r, &from, &to);
 	check_spreading(&r, in);
 	/* Three hops, and the origin congested (a standing queue), not
 	   paused itself. */
@@ -1074,21 +1179,17 @@ START_TEST(congestion_spreads_hop_by_hop_along_the_traffic)
 	for (size_t i = 0; i < in->n_victims; i++)
 		hops = in->victims[i].hop > hops ? in->victims[i].hop : hops;
 	ck_assert_uint_eq(hops, 3);
-	ratio_range(&r, in->port->id, RX, 0, end, &lo, &hi);
+	ratio_range(&r, in->port->id, RX, 0, r.end, &lo, &hi);
 	ck_assert_double_eq(hi, 0);
 	ratio_range(&r, in->port->id, OCC, from + 0.1, to, &lo, &hi);
 	ck_assert_double_gt(lo, 0);
 	/* Nothing paused before or after. */
-	for (size_t p = 0; p < r.ports; p++) {
-		ratio_range(&r, p, RX, 0, from, &lo, &hi);
-		ck_assert_double_eq(hi, 0);
-		ratio_range(&r, p, RX, to + 0.5, end, &lo, &hi);
-		ck_assert_double_eq(hi, 0);
-		ck_assert_uint_eq(sum(&r, p, DROP, 0, end), 0);
-	}
+	none(&r, RX, 0, from);
+	none(&r, RX, to + 0.5, r.end);
+	none(&r, DROP, 0, r.end);
 	/* No marks at the origin (ECN above Xoff there). */
-	in = incident(&r, 1, SIM_SCENARIO_ECN_AFTER_PFC);
-	ck_assert_uint_eq(sum(&r, in->port->id, ECN, 0, end), 0);
+	in = incident(r.s, 1, SIM_SCENARIO_ECN_AFTER_PFC);
+	ck_assert_uint_eq(sum(&r, in->port->id, ECN, 0, r.end), 0);
 	run_free(&r);
 }
 END_TEST
@@ -1098,11 +1199,12 @@ START_TEST(deadlock_locks_the_cycle_until_the_watchdog_drops)
 	struct run r;
 	run("pfc_deadlock", &r);
 	/* First the 1-bounce path's congestion spreads... */
-	check_spreading(&r, incident(&r, 0, SIM_SCENARIO_CONGESTION_SPREADING));
+	check_spreading(&r,
+			incident(r.s, 0, SIM_SCENARIO_CONGESTION_SPREADING));
 	const struct sim_scenario_incident *in =
-	    incident(&r, 1, SIM_SCENARIO_PFC_DEADLOCK);
-	double from = sec(in->from_ns), to = sec(in->to_ns), lo, hi;
-	double end = sec(sim_scenario_duration_ns(r.s));
+	    incident(r.s, 1, SIM_SCENARIO_PFC_DEADLOCK);
+	double from, to, lo, hi;
+	span(in, &from, &to);
 	size_t n = in->n_victims;
 	/* ...then the victims form a cycle of switch egress ports, each
 	   cabled to the next one's switch, closed by a failed link. */
@@ -1136,23 +1238,22 @@ START_TEST(deadlock_locks_the_cycle_until_the_watchdog_drops)
 		ck_assert_double_lt(hi, 0.99);
 		ck_assert_uint_gt(sum(&r, v->id, TXB, from - 2, from), 0);
 		/* After the watchdog and its restoration: not paused. */
-		ratio_range(&r, v->id, RX, to + 0.5, end, &lo, &hi);
+		ratio_range(&r, v->id, RX, to + 0.5, r.end, &lo, &hi);
 		ck_assert_double_eq(hi, 0);
 	}
 	/* Nothing is dropped while it is locked; the watchdog's drop action
 	   then drops on the lossless priority at the cycle, and only
 	   there. */
 	const struct sim_scenario_incident *dr =
-	    incident(&r, 2, SIM_SCENARIO_LOSSLESS_DROP);
+	    incident(r.s, 2, SIM_SCENARIO_LOSSLESS_DROP);
 	ck_assert_uint_eq(dr->from_ns, in->to_ns);
 	ck_assert_uint_gt(
 	    sum(&r, dr->port->id, DROP, sec(dr->from_ns), sec(dr->to_ns)), 0);
-	for (size_t p = 0; p < r.ports; p++) {
-		ck_assert_uint_eq(sum(&r, p, DROP, from, to), 0);
-		ck_assert_uint_eq(sum(&r, p, DROP, sec(dr->to_ns), end), 0);
+	none(&r, DROP, from, to);
+	none(&r, DROP, sec(dr->to_ns), r.end);
+	for (size_t p = 0; p < r.ports; p++)
 		if (sum(&r, p, DROP, sec(dr->from_ns), sec(dr->to_ns)))
 			ck_assert(p == dr->port->id || is_victim(dr, p));
-	}
 	run_free(&r);
 }
 END_TEST
@@ -1422,9 +1523,7 @@ static void check_consistency(const char *name)
 	memcpy(pp, a, np * sizeof *a);
 	uint64_t ticks = sim_scenario_duration_ns(s) / TICK;
 	for (uint64_t k = 0; k < ticks; k++) {
-		ck_assert_int_eq(sim_scenario_apply(s, m, sim_model_now_ns(m)),
-				 0);
-		ck_assert_int_eq(sim_model_step(m, TICK), 0);
+		tick(s, m);
 		snap_all(m, np, b);
 		double now = sec(sim_model_now_ns(m));
 		for (size_t p = 0; p < np; p++) {
@@ -1471,6 +1570,8 @@ static Suite *sim_scenario_suite(void)
 	tcase_add_test(tc, every_shipped_scenario_and_truth_loads);
 	tcase_add_test(tc, truth_names_origin_victims_and_span);
 	tcase_add_test(tc, unknown_event_is_an_error_at_its_position);
+	tcase_add_test(tc, bad_knobs_are_errors_at_their_values);
+	tcase_add_test(tc, knobs_set_only_what_they_name);
 	tcase_add_test(tc, time_beyond_duration_is_an_error);
 	tcase_add_test(tc, unknown_node_or_port_is_an_error);
 	tcase_add_test(tc, bad_kind_in_truth_is_an_error);
