@@ -59,6 +59,7 @@ struct daemon {
 	struct rules *rules;
 	struct report *report; /* fed by rules, read by /api/v1/report */
 	struct alert *alert;   /* NULL without alertmanager: */
+	struct alert_meter *alert_meter; /* its figures, across reloads */
 	struct http_server *http;
 	void *collector_state[N_COLLECTORS];
 	bool collector_running[N_COLLECTORS];
@@ -174,6 +175,7 @@ static int start_http(struct daemon *d)
 	};
 	d->http = http_new(d->store, d->health, &ho);
 	http_set_rules(d->http, d->rules, d->links);
+	http_set_alert_meter(d->http, d->alert_meter);
 	for (size_t i = 0; i < d->cfg->n_listen; i++) {
 		const struct cfg_listen *l = &d->cfg->listen[i];
 		if (http_add_listener(d->http, l->host, l->port, err,
@@ -233,11 +235,14 @@ static void report_opts_of(const struct cfg *c, struct report_opts *o)
 }
 
 /* The Alertmanager pusher of c (NULL if none or it cannot start). */
-static struct alert *start_alert(const struct cfg *c)
+static struct alert *start_alert(struct alert_meter *m, const struct cfg *c)
 {
-	if (!c->alert.url)
+	if (!c->alert.url) {
+		alert_meter_attach(m, NULL);
 		return NULL;
+	}
 	struct alert *a = alert_new(&c->alert);
+	alert_meter_attach(m, a);
 	int rc = alert_start(a);
 	if (rc < 0) {
 		log_err("rules", "alertmanager: cannot start the pusher: %s",
@@ -273,7 +278,7 @@ static void reload(struct daemon *d, const struct fabmond_opts *o)
 	report_opts_of(nc, &ro);
 	report_configure(d->report, &ro);
 	if (!alert_cfg_equal(&old->alert, &nc->alert)) {
-		struct alert *na = start_alert(nc);
+		struct alert *na = start_alert(d->alert_meter, nc);
 		rules_set_outputs(d->rules, d->report, na);
 		alert_free(d->alert);
 		d->alert = na;
@@ -333,6 +338,7 @@ static void teardown(struct daemon *d)
 	http_free(d->http);
 	rules_free(d->rules);
 	alert_free(d->alert);
+	alert_meter_free(d->alert_meter);
 	report_free(d->report);
 	links_free(d->links);
 	health_free(d->health);
@@ -385,7 +391,8 @@ int fabmond_run(const struct fabmond_opts *o)
 	struct report_opts ro;
 	report_opts_of(d.cfg, &ro);
 	d.report = report_new(d.store, &ro);
-	d.alert = start_alert(d.cfg);
+	d.alert_meter = alert_meter_new();
+	d.alert = start_alert(d.alert_meter, d.cfg);
 	rules_set_outputs(d.rules, d.report, d.alert);
 	/* The engine ticks as samples arrive (collectors stop before it
 	 * is freed, so the hook never outlives it). */

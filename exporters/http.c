@@ -15,6 +15,7 @@
 
 #include "http.h"
 
+#include "alert.h"
 #include "api.h"
 #include "buf.h"
 #include "health.h"
@@ -68,6 +69,7 @@ struct http_server {
 	struct health *h;
 	struct rules *rules; /* NULL: no engine */
 	struct links *links;
+	struct alert_meter *alert_meter; /* NULL: none */
 	unsigned threads;
 	unsigned max_connections;
 	struct http_listener *ls;
@@ -387,6 +389,11 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 	int rc = prom_render(s->st, s->h, &self, &text);
 	if (rc == 0 && s->rules)
 		rc = incidents_prom_render(s->rules, &text);
+	if (rc == 0 && s->alert_meter) {
+		struct alert_meter_stats as;
+		alert_meter_get(s->alert_meter, &as);
+		rc = prom_render_alertmanager(&as, &text);
+	}
 	if (rc < 0) {
 		buf_fini(&text);
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -597,6 +604,11 @@ void http_set_rules(struct http_server *s, struct rules *rules,
 {
 	s->rules = rules;
 	s->links = links;
+}
+
+void http_set_alert_meter(struct http_server *s, struct alert_meter *m)
+{
+	s->alert_meter = m;
 }
 
 void http_free(struct http_server *s)

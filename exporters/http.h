@@ -26,6 +26,7 @@ struct store;
 struct health;
 struct rules;
 struct links;
+struct alert_meter;
 
 /* Used when an option is 0. */
 #define HTTP_DEFAULT_THREADS	     2
@@ -78,6 +79,10 @@ unsigned http_listener_port(const struct http_server *s, size_t i);
  */
 void http_set_rules(struct http_server *s, struct rules *rules,
 		    struct links *links);
+
+/* Shows the Alertmanager pusher's figures (fabmon_alertmanager_*) on
+ * /metrics (borrowed; it must outlive the server). Before http_start. */
+void http_set_alert_meter(struct http_server *s, struct alert_meter *m);
 
 /* Stops the daemons, closes the sockets and frees; NULL ok. */
 void http_free(struct http_server *s);

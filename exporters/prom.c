@@ -19,6 +19,7 @@
 
 #include "prom.h"
 
+#include "alert.h"
 #include "counters.h"
 #include "health.h"
 #include "mem.h"
@@ -449,5 +450,47 @@ int prom_render(struct store *st, struct health *h,
 		return rc;
 	render_nic_ident(out);
 	render_self(st, h, self, out);
+	return buf_error(out);
+}
+
+int prom_render_alertmanager(const struct alert_meter_stats *st,
+			     struct buf *out)
+{
+	if (!st->ever)
+		return buf_error(out);
+	put_single(out, "fabmon_alertmanager_configured", "gauge",
+		   "1 while incidents are pushed to an Alertmanager.",
+		   st->attached ? 1 : 0);
+	put_single_u64(out, "fabmon_alertmanager_posts_total", "counter",
+		       "Posts of alerts Alertmanager accepted (2xx).",
+		       st->posts_ok);
+	put_single_u64(out, "fabmon_alertmanager_post_failures_total",
+		       "counter",
+		       "Posts that failed: connection, timeout or a non-2xx "
+		       "answer.",
+		       st->posts_failed);
+	put_single_u64(out, "fabmon_alertmanager_retries_total", "counter",
+		       "Posts made again after a failed one (with backoff).",
+		       st->retries);
+	put_single_u64(out, "fabmon_alertmanager_alerts_sent_total", "counter",
+		       "Alerts in accepted posts (firing, resent and "
+		       "resolved).",
+		       st->alerts_sent);
+	put_single_u64(out, "fabmon_alertmanager_alerts_dropped_total",
+		       "counter",
+		       "Incidents not pushed because the alert table "
+		       "(alertmanager.max_alerts) was full.",
+		       st->dropped);
+	put_single(out, "fabmon_alertmanager_queue_length", "gauge",
+		   "Alerts waiting to be sent or resent now.",
+		   (double)st->pending);
+	put_single(out, "fabmon_alertmanager_alerts_tracked", "gauge",
+		   "Alerts in the pusher's table (firing, and resolutions "
+		   "still being repeated).",
+		   (double)st->tracked);
+	if (st->last_ok_age_s >= 0)
+		put_single(out, "fabmon_alertmanager_last_success_age_seconds",
+			   "gauge", "Seconds since the last accepted post.",
+			   st->last_ok_age_s);
 	return buf_error(out);
 }

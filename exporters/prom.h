@@ -21,6 +21,7 @@
 
 struct store;
 struct health;
+struct alert_meter_stats;
 
 /* The Content-Type of what prom_render() writes. */
 #define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -45,5 +46,15 @@ struct prom_self {
  */
 int prom_render(struct store *st, struct health *h,
 		const struct prom_self *self, struct buf *out);
+
+/*
+ * Appends the Alertmanager pusher's families (fabmon_alertmanager_*,
+ * rules/alert.h) to an exposition: nothing if no pusher was ever
+ * configured. The counters survive reloads; the queue gauges are the
+ * current pusher's (0 when alertmanager was removed); the last-success
+ * age is left out until a post has succeeded. 0 or -ENOMEM.
+ */
+int prom_render_alertmanager(const struct alert_meter_stats *st,
+			     struct buf *out);
 
 #endif

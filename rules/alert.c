@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,15 @@ struct alert {
 	int64_t next_resend; /* CLOCK_MONOTONIC ns */
 	struct alert_stats stats;
 	bool failing;
+	struct alert_meter *meter; /* under lock; NULL: none */
+};
+
+struct alert_meter {
+	pthread_mutex_t lock; /* guards cur and ever */
+	struct alert *cur;
+	bool ever;
+	_Atomic uint64_t posts_ok, posts_failed, retries, alerts_sent, dropped;
+	_Atomic int64_t last_ok_ns; /* CLOCK_MONOTONIC; 0: none */
 };
 
 static int64_t mono_ns(void)
@@ -237,6 +247,8 @@ void alert_incident(struct alert *a, const struct rules_incident *in)
 					victim = i;
 			if (victim == a->n) {
 				a->stats.dropped++;
+				if (a->meter)
+					atomic_fetch_add(&a->meter->dropped, 1);
 				pthread_mutex_unlock(&a->lock);
 				return;
 			}
@@ -372,6 +384,7 @@ static void *send_thread(void *arg)
 		}
 		size_t n_ids;
 		json_t *arr = take_batch(a, false, real_ns(), ids, &n_ids);
+		bool retry = a->failing;
 		pthread_mutex_unlock(&a->lock);
 		char *body = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
 		json_decref(arr);
@@ -379,6 +392,16 @@ static void *send_thread(void *arg)
 		int rc = body ? post(a, body, why, sizeof why) : -ENOMEM;
 		free(body);
 		pthread_mutex_lock(&a->lock);
+		struct alert_meter *m = a->meter;
+		if (m && retry)
+			atomic_fetch_add(&m->retries, 1);
+		if (m && rc == 0) {
+			atomic_fetch_add(&m->posts_ok, 1);
+			atomic_fetch_add(&m->alerts_sent, n_ids);
+			atomic_store(&m->last_ok_ns, mono_ns());
+		} else if (m) {
+			atomic_fetch_add(&m->posts_failed, 1);
+		}
 		if (rc == 0) {
 			settle(a, ids, n_ids);
 			a->stats.posts_ok++;
@@ -427,6 +450,16 @@ void alert_free(struct alert *a)
 {
 	if (!a)
 		return;
+	pthread_mutex_lock(&a->lock);
+	struct alert_meter *m = a->meter;
+	pthread_mutex_unlock(&a->lock);
+	if (m) {
+		/* No longer shown; the last posts below still count. */
+		pthread_mutex_lock(&m->lock);
+		if (m->cur == a)
+			m->cur = NULL;
+		pthread_mutex_unlock(&m->lock);
+	}
 	if (a->running) {
 		pthread_mutex_lock(&a->lock);
 		a->stop = true;
@@ -453,4 +486,54 @@ void alert_get_stats(struct alert *a, struct alert_stats *out)
 	for (size_t i = 0; i < a->n; i++)
 		out->pending += a->e[i].due;
 	pthread_mutex_unlock(&a->lock);
+}
+
+struct alert_meter *alert_meter_new(void)
+{
+	struct alert_meter *m = xcalloc(1, sizeof *m);
+	pthread_mutex_init(&m->lock, NULL);
+	return m;
+}
+
+void alert_meter_free(struct alert_meter *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+void alert_meter_attach(struct alert_meter *m, struct alert *a)
+{
+	if (a) {
+		pthread_mutex_lock(&a->lock);
+		a->meter = m;
+		pthread_mutex_unlock(&a->lock);
+	}
+	pthread_mutex_lock(&m->lock);
+	m->cur = a;
+	m->ever = m->ever || a;
+	pthread_mutex_unlock(&m->lock);
+}
+
+void alert_meter_get(struct alert_meter *m, struct alert_meter_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	pthread_mutex_lock(&m->lock);
+	out->attached = m->cur != NULL;
+	out->ever = m->ever;
+	if (m->cur) {
+		struct alert_stats st;
+		alert_get_stats(m->cur, &st);
+		out->pending = st.pending;
+		out->tracked = st.tracked;
+	}
+	pthread_mutex_unlock(&m->lock);
+	out->posts_ok = atomic_load(&m->posts_ok);
+	out->posts_failed = atomic_load(&m->posts_failed);
+	out->retries = atomic_load(&m->retries);
+	out->alerts_sent = atomic_load(&m->alerts_sent);
+	out->dropped = atomic_load(&m->dropped);
+	int64_t ok = atomic_load(&m->last_ok_ns);
+	out->last_ok_age_s = ok ? (double)(mono_ns() - ok) / 1e9 : -1;
 }

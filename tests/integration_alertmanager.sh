@@ -6,7 +6,9 @@
 # config's rails) arrives through /api/v2/alerts with its labels (kind,
 # device, port, origin, severity, the static fabric label), is re-sent
 # with endsAt in the future, and disappears once a reload fixes the
-# cabling and the resolution is posted.
+# cabling and the resolution is posted. The pusher's figures are on
+# /metrics (fabmon_alertmanager_*, typed, checked by promtool): failures
+# while Alertmanager is down, then posts, retries and the last success.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 AM=$(command -v prometheus-alertmanager || command -v alertmanager || true)
@@ -70,6 +72,41 @@ wait_for 10 grep -q "alertmanager: posting to .* failed" "$WORK/am.log" ||
 	fail "no failed post logged while Alertmanager is down"
 pass "the pusher reports a failed post and keeps the engine running"
 
+# am_metrics NAME CHECK: scrapes /metrics into $WORK/NAME.txt, runs
+# promtool on it (when there is one), and asserts CHECK, a Python
+# expression over m (sample name -> value) and t (name -> TYPE).
+am_metrics() {
+	http_get -o "$WORK/$1.txt" "$base/metrics" || return 1
+	if [ -n "${PROMTOOL:-}" ] && [ -x "$PROMTOOL" ]; then
+		"$PROMTOOL" check metrics <"$WORK/$1.txt" >"$WORK/$1.promtool" 2>&1 ||
+			fail "promtool check metrics: $(cat "$WORK/$1.promtool")"
+	fi
+	python3 - "$WORK/$1.txt" "$2" <<'PY'
+import sys
+m, t = {}, {}
+for line in open(sys.argv[1]):
+    if line.startswith("# TYPE fabmon_alertmanager_"):
+        _, _, name, typ = line.split()
+        t[name] = typ
+    elif line.startswith("fabmon_alertmanager_"):
+        name, value = line.split()
+        m[name] = float(value)
+if not eval(sys.argv[2]):
+    sys.exit("not true: %s\nsamples: %s\ntypes: %s" % (sys.argv[2], m, t))
+PY
+}
+AMP=fabmon_alertmanager_
+am_metrics down "t['${AMP}posts_total'] == 'counter' and \
+	t['${AMP}post_failures_total'] == 'counter' and \
+	t['${AMP}retries_total'] == 'counter' and \
+	t['${AMP}queue_length'] == 'gauge' and \
+	m['${AMP}configured'] == 1 and m['${AMP}posts_total'] == 0 and \
+	m['${AMP}post_failures_total'] >= 1 and m['${AMP}queue_length'] >= 1 and \
+	m['${AMP}alerts_tracked'] == 1 and \
+	'${AMP}last_success_age_seconds' not in m" ||
+	fail "pusher metrics while Alertmanager is down"
+pass "/metrics: failed posts and the queued alert, typed, promtool-clean"
+
 cat >"$WORK/am.yml" <<YAML
 route:
   receiver: "null"
@@ -117,6 +154,14 @@ wait_for 20 alerts firing ||
 wait_for 10 grep -q "alertmanager: posting to .* works again" "$WORK/am.log" ||
 	fail "recovery not logged"
 pass "the alert arrives after retries with the incident's labels"
+
+am_metrics up "m['${AMP}posts_total'] >= 1 and m['${AMP}retries_total'] >= 1 and \
+	m['${AMP}alerts_sent_total'] >= 1 and \
+	t['${AMP}last_success_age_seconds'] == 'gauge' and \
+	0 <= m['${AMP}last_success_age_seconds'] < 60 and \
+	m['${AMP}post_failures_total'] >= m['${AMP}retries_total']" ||
+	fail "pusher metrics once Alertmanager is up"
+pass "/metrics: posts, retries and the last success's age after recovery"
 
 # Re-sent: Alertmanager's updatedAt moves on while it stays active.
 first=$(cat "$WORK/alerts.json.updated")
