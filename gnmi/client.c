@@ -26,6 +26,8 @@
 #include "cfg.h"
 #include "decode.h"
 #include "health.h"
+#include "links.h"
+#include "lldp.h"
 #include "log.h"
 #include "mem.h"
 #include "path.h"
@@ -164,6 +166,7 @@ struct gtarget {
 	struct health_target *health;
 	struct gnmi_profile *profile;
 	struct gnmi_mapper *mapper;
+	struct gnmi_lldp *lldp;	  /* its LLDP neighbours; NULL: no table */
 	struct gnmi_arena *arena; /* for the Capabilities answer */
 	char *prefix_target;	  /* "" if none */
 	struct gsub *subs;
@@ -242,6 +245,7 @@ struct entry {
 struct gnmi_col {
 	struct store *store;
 	struct health *health;
+	struct links *links; /* NULL: LLDP is not read */
 	struct gthread *threads;
 	unsigned n_threads;
 	unsigned next_thread;
@@ -631,6 +635,8 @@ static void start_subscribe(struct gtarget *t)
 	t->send_bb = subscribe_request(t);
 	t->state = GS_STREAM;
 	t->last_msg_ns = mono_ns();
+	if (t->lldp)
+		gnmi_lldp_begin_sync(t->lldp);
 	if (t->watchdog_ns)
 		note_due(t->th, t->last_msg_ns + t->watchdog_ns + 1);
 
@@ -916,6 +922,10 @@ static void handle_response(struct gtarget *t, const uint8_t *data, size_t len)
 		if (info.sync_response) {
 			health_target_set_sync(t->health, true);
 			log_debug("gnmi", "%s: sync_response", t->name);
+			/* What the subscription listed is the whole list,
+			 * unless it was asked for updates only. */
+			if (t->lldp && !t->cfg->updates_only)
+				gnmi_lldp_sync(t->lldp);
 		}
 		break;
 	case GNMI_WIRE_ERROR:
@@ -926,6 +936,8 @@ static void handle_response(struct gtarget *t, const uint8_t *data, size_t len)
 	default:
 		break;
 	}
+	if (t->lldp)
+		gnmi_lldp_flush(t->lldp, mono_ns());
 }
 
 static void recv_done(struct gtarget *t, bool ok)
@@ -1071,6 +1083,7 @@ static void target_free(struct gtarget *t)
 	if (t->ch)
 		grpc_channel_destroy(t->ch);
 	gnmi_mapper_free(t->mapper);
+	gnmi_lldp_free(t->lldp);
 	gnmi_profile_free(t->profile);
 	gnmi_arena_free(t->arena);
 	for (size_t i = 0; i < t->n_subs; i++)
@@ -1103,6 +1116,20 @@ static void unmapped_cb(void *ctx, const char *path)
 	else
 		log_debug("gnmi", "%s: no profile mapping for %s", t->name,
 			  path);
+}
+
+/* LLDP neighbours (gnmi/lldp.h) go to the link table, not the store. */
+static bool lldp_leaf_cb(void *ctx, const struct gnmi_view *v,
+			 const struct gnmi_scalar *val)
+{
+	struct gtarget *t = ctx;
+	return gnmi_lldp_leaf(t->lldp, v, val);
+}
+
+static bool lldp_delete_cb(void *ctx, const struct gnmi_view *v)
+{
+	struct gtarget *t = ctx;
+	return gnmi_lldp_delete(t->lldp, v);
 }
 
 /* gRPC core logs through ours: its errors explain our UNAVAILABLEs,
@@ -1239,6 +1266,11 @@ static struct gtarget *target_new(struct gnmi_col *col, const char *name,
 		.unmapped = unmapped_cb,
 		.ctx = t,
 	};
+	if (col->links) {
+		t->lldp = gnmi_lldp_new(col->links, name, "gnmi");
+		mo.leaf_hook = lldp_leaf_cb;
+		mo.delete_hook = lldp_delete_cb;
+	}
 	t->mapper = gnmi_mapper_new(t->profile, &mo);
 	set_down(t, "connecting");
 	return t;
@@ -1489,6 +1521,7 @@ static int gnmi_start(const struct collector_env *env, const struct cfg *cfg,
 	struct gnmi_col *col = xcalloc(1, sizeof *col);
 	col->store = env->store;
 	col->health = env->health;
+	col->links = env->links;
 	col->n_threads = cfg->gnmi.threads ? cfg->gnmi.threads : 2;
 	col->max_connecting =
 	    cfg->gnmi.max_connecting ? cfg->gnmi.max_connecting : 32;

@@ -6,6 +6,7 @@ libfabmon_a_SOURCES += \
 	gnmi/decode.c gnmi/decode.h \
 	gnmi/wire.c gnmi/wire.h \
 	gnmi/profile.c gnmi/profile.h \
+	gnmi/lldp.c gnmi/lldp.h \
 	gnmi/client.c gnmi/client.h
 
 noinst_LIBRARIES += libgnmi_target.a
@@ -17,11 +18,11 @@ GNMI_TARGET_LIBS = libgnmi_target.a $(FABMON_LIBS)
 check_PROGRAMS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
 	tests/check_gnmi_target tests/check_gnmi_collector \
-	tests/check_gnmi_wire
+	tests/check_gnmi_wire tests/check_gnmi_lldp
 TESTS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
 	tests/check_gnmi_target tests/check_gnmi_collector \
-	tests/check_gnmi_wire
+	tests/check_gnmi_wire tests/check_gnmi_lldp
 tests_check_gnmi_path_SOURCES = tests/check_gnmi_path.c
 tests_check_gnmi_path_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_path_LDADD = $(TEST_LIBS)
@@ -43,11 +44,15 @@ tests_check_gnmi_collector_LDADD = libgnmi_target.a $(TEST_LIBS)
 tests_check_gnmi_wire_SOURCES = tests/check_gnmi_wire.c
 tests_check_gnmi_wire_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_wire_LDADD = $(TEST_LIBS)
+tests_check_gnmi_lldp_SOURCES = tests/check_gnmi_lldp.c
+tests_check_gnmi_lldp_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_lldp_LDADD = $(TEST_LIBS)
 $(tests_check_gnmi_path_OBJECTS) $(tests_check_gnmi_value_OBJECTS) \
 $(tests_check_gnmi_decode_OBJECTS) $(tests_check_gnmi_profile_OBJECTS) \
 $(tests_check_gnmi_target_OBJECTS) \
 $(tests_check_gnmi_collector_OBJECTS) \
-$(tests_check_gnmi_wire_OBJECTS): proto/protoc.stamp
+$(tests_check_gnmi_wire_OBJECTS) \
+$(tests_check_gnmi_lldp_OBJECTS): proto/protoc.stamp
 
 if ENABLE_FUZZERS
 noinst_PROGRAMS += fuzz/fuzz_gnmi_decode fuzz/fuzz_gnmi_json \
@@ -67,6 +72,8 @@ fuzz_fuzz_gnmi_profile_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 $(fuzz_fuzz_gnmi_wire_OBJECTS) $(fuzz_fuzz_gnmi_profile_OBJECTS): \
 	proto/protoc.stamp
 endif
+TESTS += tests/integration_gnmi_lldp.sh
+EXTRA_DIST += tests/integration_gnmi_lldp.sh
 EXTRA_DIST += fuzz/fuzz_gnmi_decode.c fuzz/fuzz_gnmi_json.c \
 	fuzz/fuzz_gnmi_wire.c fuzz/fuzz_gnmi_profile.c
 

@@ -1447,6 +1447,11 @@ static void on_leaf(void *ctx, const struct gnmi_view *v,
 {
 	struct gnmi_mapper *m = ctx;
 	struct gm_entry tmp, *e = NULL;
+
+	if (m->o.leaf_hook && m->o.leaf_hook(m->o.ctx, v, val)) {
+		m->st->mapped++;
+		return;
+	}
 	ptrdiff_t len = key_serialize(v, m->kbuf, sizeof m->kbuf);
 	uint64_t h = 0;
 
@@ -1499,6 +1504,8 @@ static void mark_entry(struct gnmi_mapper *m, struct gm_entry *e)
 static void on_delete(void *ctx, const struct gnmi_view *v)
 {
 	struct gnmi_mapper *m = ctx;
+	if (m->o.delete_hook && m->o.delete_hook(m->o.ctx, v))
+		return;
 	ptrdiff_t len = key_serialize(v, m->kbuf, sizeof m->kbuf);
 	bool any = false;
 

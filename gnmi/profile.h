@@ -64,6 +64,13 @@ struct gnmi_mapper_opts {
 	/* Called once per distinct unmapped path (ctx, printed path). */
 	void (*unmapped)(void *ctx, const char *path);
 	void *ctx;
+	/* Offered every leaf and every delete before the mappings (NULL:
+	 * none): what they return true for is theirs (a leaf counts as
+	 * mapped, never unmapped). The collector reads LLDP this way
+	 * (gnmi/lldp.h). Called with ctx. */
+	bool (*leaf_hook)(void *ctx, const struct gnmi_view *v,
+			  const struct gnmi_scalar *val);
+	bool (*delete_hook)(void *ctx, const struct gnmi_view *v);
 };
 
 /* A mapper for one target; p and the store must outlive it. */
