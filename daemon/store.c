@@ -11,8 +11,9 @@
  * (at most 32 Mi series). The ring of recent rates (floats) is taken from
  * a slab pool at the first rate of a series and returned when the series
  * is withdrawn. Each chunk also holds the slots' figures (struct
- * store_fig, 24 bytes each, after the 4096 slots). A live series costs
- * 128 bytes of slot and 24 of figures plus 8-byte index entries at a
+ * store_fig, 16 bytes each, after the 4096 slots, then their 4-byte
+ * values). A live series costs
+ * 128 bytes of slot and 20 of figures plus 8-byte index entries at a
  * load of 3/8 to 3/4 (about 16 bytes at 1 M series), plus 4 * ring_len
  * bytes once it has a rate. memory_bytes counts every byte
  * the store asked malloc for (slot chunks, index, label chunks and
@@ -32,11 +33,14 @@
  * every access by index or handle is bounds-checked against it with an
  * acquire load, which also makes the chunk pointer visible.
  *
- * Figures. store_fig_publish rewrites a slot's three figure words from
- * its record, under the slot lock, at the end of every change a reader
- * of figures can see (creation, spec, sample, withdrawal): one more
- * cache line per update (shared by 2 or 3 consecutive slots; fetched
- * ahead while the slot lock is taken), a few ns (bench/bench_store).
+ * Figures. store_fig_publish rewrites a slot's two figure words and its
+ * value from its record, under the slot lock, at the end of every
+ * change a reader of figures can see (creation, spec, sample,
+ * withdrawal): two more cache lines per update (shared by 4 and 16
+ * consecutive slots; fetched ahead while the slot lock is taken), a few
+ * ns (bench/bench_store). The value lives apart because the rule
+ * engine's scan, bound by memory, needs it for few series: 16 bytes a
+ * series stream instead of 24 (bench/bench_detect).
  * Each word is stored whole with a relaxed atomic store; no order
  * between the words is promised (store.h), so none is paid for. The
  * figures of a slot never published are zero (not live).
@@ -194,6 +198,7 @@ struct store {
 	int64_t (*mono_ns)(void *ctx);
 	int64_t (*real_ns)(void *ctx);
 	void *clock_ctx;
+	int64_t mono0; /* creation: the figures' time origin */
 	atomic_uint ring_len;
 	atomic_uint stale_intervals;
 	atomic_uint default_interval_ms;
@@ -319,6 +324,24 @@ static inline struct store_fig *store_fig_at(const struct store *st,
 	return f + (idx & STORE_CHUNK_MASK);
 }
 
+/* The value figure of slot idx: after the figures of its chunk. */
+static inline atomic_uint *store_fig_value_at(const struct store *st,
+					      uint32_t idx)
+{
+	struct store_fig *f =
+	    (struct store_fig *)(st->chunks[idx >> STORE_CHUNK_SHIFT] +
+				 STORE_CHUNK_SLOTS);
+	return (atomic_uint *)(f + STORE_CHUNK_SLOTS) +
+	       (idx & STORE_CHUNK_MASK);
+}
+
+/* mono_ns on the figures' scale: ms since the store was created. */
+static inline uint64_t store_ms_of(const struct store *st, int64_t mono_ns)
+{
+	return mono_ns > st->mono0 ? (uint64_t)(mono_ns - st->mono0) / 1000000u
+				   : 0;
+}
+
 static inline uint64_t store_float_word(double x, uint32_t high)
 {
 	/* Beyond float's range the conversion is undefined: saturate. */
@@ -351,10 +374,16 @@ static inline void store_fig_publish(const struct store *st,
 			x = v = s->value;
 		}
 	}
+	uint32_t iv = s->interval_ms < (1u << STORE_FIG_IV_BITS)
+			  ? s->interval_ms
+			  : (1u << STORE_FIG_IV_BITS) - 1;
 	atomic_store_explicit(&f->head, store_float_word(x, meta),
 			      memory_order_relaxed);
-	atomic_store_explicit(&f->mono_ns, s->mono_ns, memory_order_relaxed);
-	atomic_store_explicit(&f->tail, store_float_word(v, s->interval_ms),
+	atomic_store_explicit(
+	    &f->stamp, store_ms_of(st, s->mono_ns) << STORE_FIG_IV_BITS | iv,
+	    memory_order_relaxed);
+	atomic_store_explicit(store_fig_value_at(st, idx),
+			      (uint32_t)store_float_word(v, 0),
 			      memory_order_relaxed);
 }
 
@@ -380,6 +409,7 @@ struct store *store_new(const struct store_opts *opts)
 	st->mono_ns = o.mono_ns ? o.mono_ns : store_default_mono;
 	st->real_ns = o.real_ns ? o.real_ns : store_default_real;
 	st->clock_ctx = o.clock_ctx;
+	st->mono0 = st->mono_ns(st->clock_ctx);
 	atomic_init(&st->ring_len, 0);
 	atomic_init(&st->stale_intervals, 0);
 	atomic_init(&st->default_interval_ms, 0);
@@ -752,7 +782,8 @@ static uint32_t store_slot_alloc(struct store *st)
 	uint32_t c = n >> STORE_CHUNK_SHIFT;
 	if (!st->chunks[c]) {
 		size_t size = STORE_CHUNK_SLOTS * (sizeof(struct store_slot) +
-						   sizeof(struct store_fig)) +
+						   sizeof(struct store_fig) +
+						   sizeof(atomic_uint)) +
 			      STORE_SLOT_ALIGN;
 		char *mem = xcalloc(1, size);
 		uintptr_t a = ((uintptr_t)mem + STORE_SLOT_ALIGN - 1) &
@@ -932,6 +963,7 @@ static inline struct store_slot *store_slot_acquire(const struct store *st,
 	/* The figures are written before the unlock, whose barrier would
 	 * wait for their line: start fetching it alongside the slot's. */
 	__builtin_prefetch(store_fig_at(st, (uint32_t)h), 1);
+	__builtin_prefetch(store_fig_value_at(st, (uint32_t)h), 1);
 	store_slot_lock(s);
 	if (s->gen != gen || !(s->flags & STORE_F_LIVE)) {
 		store_slot_unlock(s);
@@ -1312,6 +1344,22 @@ int store_slot_key(const struct store *st, uint32_t slot, struct store_key *key,
 int64_t store_mono_now(const struct store *st)
 {
 	return st->mono_ns(st->clock_ctx);
+}
+
+int64_t store_fig_ms(const struct store *st, int64_t mono_ns)
+{
+	return (int64_t)store_ms_of(st, mono_ns);
+}
+
+float store_fig_value(const struct store *st, uint32_t slot)
+{
+	if (slot >= atomic_load_explicit(&st->nslots, memory_order_acquire))
+		return 0;
+	uint32_t u = atomic_load_explicit(store_fig_value_at(st, slot),
+					  memory_order_relaxed);
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
 }
 
 void store_stale_rule(const struct store *st, unsigned *intervals,

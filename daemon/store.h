@@ -28,7 +28,7 @@
  * never hold a lock across more than one series, so formatting a large
  * response blocks no writer. A reader that scans every series on a tick
  * (the rule engine) reads the lock-free figures instead (store_figs, at
- * the end of this header): 24 bytes a series and no lock.
+ * the end of this header): 16 bytes a series and no lock.
  *
  * Ownership: each series belongs to one owner (the target, or the local
  * host) that created it. An update through a handle whose series was
@@ -178,23 +178,28 @@ void store_get_stats(const struct store *st, struct store_stats *out);
 
 /*
  * Lock-free figures, for readers that scan every series on a tick (the
- * rule engine). Besides its locked record each slot has a 24-byte entry
- * in a dense array of three 64-bit words. Writers store each word whole,
- * under the slot's lock, whenever the series is created, updated, given
- * a new spec or withdrawn; readers load words without any lock, so a
- * word is never torn and is consistent in itself (the figure and the
- * flags that qualify it share one word), while two words of one entry
- * may come from successive samples. A scan of 2 M series reads 48 MB
- * here instead of 256 MB of slots, and takes no lock.
+ * rule engine). Besides its locked record each slot has a 16-byte entry
+ * in a dense array of two 64-bit words, and a 4-byte value in a second,
+ * colder array. Writers store each word whole, under the slot's lock,
+ * whenever the series is created, updated, given a new spec or
+ * withdrawn; readers load words without any lock, so a word is never
+ * torn and is consistent in itself (the figure and the flags that
+ * qualify it share one word), while two words of one slot may come from
+ * successive samples. A scan of 2 M series reads 32 MB here instead of
+ * 256 MB of slots, and takes no lock.
  *
  *   head:	x (float bits) | meta << 32, where meta is the STORE_FIG_
  *		flags | generation << STORE_FIG_GEN_SHIFT; x is a counter's
  *		rate (0 without one) or a gauge's value, in canonical units
- *   mono_ns:	arrival of the last sample (or creation of the series) on
- *		the store's monotonic clock (see store_mono_now)
- *   tail:	value (float bits) | interval_ms << 32; value is a counter's
- *		running total or a gauge's value, in canonical units;
- *		interval_ms is as given, 0 meaning the store's default
+ *   stamp:	arrival_ms << 24 | interval_ms: the arrival of the last
+ *		sample (or the creation of the series) in milliseconds on
+ *		the store's monotonic clock since the store was created
+ *		(store_fig_ms gives now on that scale; 40 bits: 34 years),
+ *		and the interval as given, 0 meaning the store's default,
+ *		saturated at 2^24 - 1 ms (4.6 hours)
+ *   value:	(store_fig_value) a counter's running total or a gauge's
+ *		value, in canonical units, as float bits; a reader that
+ *		needs it for few series reads it only for those
  *
  * The generation (29 bits of the slot's) changes whenever the slot is
  * withdrawn and reused, so a reader that keeps a per-slot
@@ -203,14 +208,14 @@ void store_get_stats(const struct store *st, struct store_stats *out);
  */
 struct store_fig {
 	_Atomic uint64_t head;
-	_Atomic int64_t mono_ns;
-	_Atomic uint64_t tail;
+	_Atomic uint64_t stamp;
 };
 
 #define STORE_FIG_LIVE	    1u /* the slot holds a series */
 #define STORE_FIG_HAS_VALUE 2u /* at least one sample seen */
 #define STORE_FIG_HAS_RATE  4u /* a rate is known */
 #define STORE_FIG_GEN_SHIFT 3
+#define STORE_FIG_IV_BITS   24
 
 /*
  * The figures of slot and of the slots after it in the same block:
@@ -227,17 +232,12 @@ static inline uint64_t store_fig_head(const struct store_fig *f)
 	return atomic_load_explicit(&f->head, memory_order_relaxed);
 }
 
-static inline int64_t store_fig_mono_ns(const struct store_fig *f)
+static inline uint64_t store_fig_stamp(const struct store_fig *f)
 {
-	return atomic_load_explicit(&f->mono_ns, memory_order_relaxed);
+	return atomic_load_explicit(&f->stamp, memory_order_relaxed);
 }
 
-static inline uint64_t store_fig_tail(const struct store_fig *f)
-{
-	return atomic_load_explicit(&f->tail, memory_order_relaxed);
-}
-
-/* The parts of a head or tail word. */
+/* The parts of a head word. */
 static inline uint32_t store_fig_meta(uint64_t head)
 {
 	return (uint32_t)(head >> 32);
@@ -248,7 +248,7 @@ static inline uint32_t store_fig_gen(uint64_t head)
 	return (uint32_t)(head >> 32) >> STORE_FIG_GEN_SHIFT;
 }
 
-/* The float in the low half of a head (x) or tail (value) word. */
+/* The float in the low half of a head word (x). */
 static inline float store_fig_float(uint64_t word)
 {
 	uint32_t u = (uint32_t)word;
@@ -257,10 +257,24 @@ static inline float store_fig_float(uint64_t word)
 	return f;
 }
 
-static inline uint32_t store_fig_interval_ms(uint64_t tail)
+/* The parts of a stamp word. */
+static inline int64_t store_fig_arrival_ms(uint64_t stamp)
 {
-	return (uint32_t)(tail >> 32);
+	return (int64_t)(stamp >> STORE_FIG_IV_BITS);
 }
+
+static inline uint32_t store_fig_interval_ms(uint64_t stamp)
+{
+	return (uint32_t)(stamp & ((1u << STORE_FIG_IV_BITS) - 1));
+}
+
+/* A time of the store's monotonic clock (store_mono_now) on the
+ * figures' millisecond scale (truncated; 0 before the store existed). */
+int64_t store_fig_ms(const struct store *st, int64_t mono_ns);
+
+/* The value figure of slot (relaxed atomic load, no lock); 0 for a
+ * slot never published or out of range. */
+float store_fig_value(const struct store *st, uint32_t slot);
 
 /*
  * The key of the series in slot and the generation its figures carry,
@@ -277,7 +291,9 @@ int64_t store_mono_now(const struct store *st);
  * The staleness rule in force: a series is stale once its age is at
  * least *intervals times its interval (the default interval when it
  * gives none), i.e. (double)age_ns >= (double)intervals * interval_ms *
- * 1e6, exactly as store_read decides.
+ * 1e6, exactly as store_read decides. On the figures' scale the same
+ * rule reads age_ms >= intervals * interval_ms, with both times
+ * truncated to the millisecond (within a millisecond of store_read).
  */
 void store_stale_rule(const struct store *st, unsigned *intervals,
 		      uint32_t *default_interval_ms);

@@ -11,7 +11,7 @@ FABMON_LIBS += $(CURL_LIBS)
 # The report's history and /api/v1/report on constructed store contents.
 check_PROGRAMS += tests/check_report
 TESTS += tests/check_report
-tests_check_report_SOURCES = tests/check_report.c
+tests_check_report_SOURCES = tests/check_report.c tests/rules_fixture.h
 tests_check_report_CFLAGS = $(TEST_CFLAGS)
 tests_check_report_LDADD = $(TEST_LIBS)
 
@@ -35,7 +35,7 @@ tests_check_rules_sim_LDADD = libfabsim.a $(TEST_LIBS)
 # Each detection on constructed store contents and topologies.
 check_PROGRAMS += tests/check_rules
 TESTS += tests/check_rules
-tests_check_rules_SOURCES = tests/check_rules.c
+tests_check_rules_SOURCES = tests/check_rules.c tests/rules_fixture.h
 tests_check_rules_CFLAGS = $(TEST_CFLAGS)
 tests_check_rules_LDADD = $(TEST_LIBS)
 

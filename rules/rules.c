@@ -5,10 +5,11 @@
  * The view. Every (device, port) the store or the link table knows gets
  * a stable port id; per-port and per-(port, priority) figures live in
  * flat arrays indexed by it (struct-of-arrays, grown only when ports
- * appear). A slot map remembers, per store slot, which port, field and
- * priority a series feeds and the slot generation it was classified at,
- * so a tick is one lock-free pass over the store's dense figures
- * (store_figs: 24 bytes a slot, not the 128-byte records) with no
+ * appear); what only lossless priorities use is stored by lane (lix), so
+ * a port's figures there sit together. A slot map remembers, per store slot,
+ * which port, field and priority a series feeds and the slot generation it was
+ * classified at, so a tick is one lock-free pass over the store's dense figures
+ * (store_figs: 16 bytes a slot, not the 128-byte records) with no
  * lookups: check the generation still matches, fold the rate into its
  * field (sum or max). A slot whose generation changed (withdrawn and
  * reused) is classified again from its key (store_slot_key, the only
@@ -34,7 +35,16 @@
  * assertions into pending -> firing -> resolved. A condition's first
  * sighting counts the rate's own window (one sample interval), so a
  * for-duration no longer than the interval fires on the first tick:
- * the rate already covers that much time.
+ * the rate already covers that much time. Where a sample shows one
+ * pause still on at its end (pause_tail: its frames are those of one
+ * unbroken pause), a storm or deadlock counts from that pause's start
+ * instead: a storm fires on the sample that saw it begin, once the
+ * pause is storm_for old, rather than one sample later when a whole
+ * window is paused.
+ *
+ * Ports of targets removed from the config (their series withdrawn,
+ * their links gone) leave the view (port_present): they are not
+ * counted and their incidents clear instead of being held.
  */
 #include "config.h"
 
@@ -59,15 +69,14 @@
 #include <string.h>
 #include <time.h>
 
-#define PRIOS		   8
-#define NONE		   UINT32_MAX
-#define RULES_RESCAN_TICKS 64
-#define RULES_PREFETCH	   64 /* slots ahead in the read pass */
-#define MAX_SUBJECTS	   256
-#define MAX_EVIDENCE	   12
-#define MAX_ACTIVE	   65536
-#define FLAP_RING	   8
-#define NS_PER_S	   INT64_C(1000000000)
+#define PRIOS	       8
+#define NONE	       UINT32_MAX
+#define RULES_PREFETCH 64 /* slots ahead in the read pass */
+#define MAX_SUBJECTS   256
+#define MAX_EVIDENCE   12
+#define MAX_ACTIVE     65536
+#define FLAP_RING      8
+#define NS_PER_S       INT64_C(1000000000)
 /* Kicked ticks: the quiet time that ends a round of samples, the
  * longest a round may delay its tick, and the shortest gap between
  * ticks (rules.tick's floor). */
@@ -126,17 +135,17 @@ struct slot_map {
 	uint32_t field : 4;
 	uint32_t prio : 3;
 	uint32_t vkind : 2;
-	uint32_t fallback : 1; /* frames: skipped while a pause time exists */
+	uint32_t spare : 1;
 	uint32_t gen : 20;
 };
 
 /*
- * Frame counters of a lossless priority are a fallback for the pause
- * ratio: they are not read while the port has a pause time counter for
- * that direction (re-checked at every full rescan). Reading fewer series
- * in other ways (every few ticks for slow signals) does not pay: the
- * scan is bound by memory, and sparse reads cost the prefetcher more
- * than they save (bench/bench_detect).
+ * Frame counters are read next to pause time counters: with the time
+ * they tell a pause that held to the end of its sample from one that
+ * came and went (compute_ratios). Reading fewer series (every few ticks
+ * for slow signals) does not pay: the scan is bound by memory, and
+ * sparse reads cost the prefetcher more than they save
+ * (bench/bench_detect).
  */
 _Static_assert(sizeof(struct slot_map) == 8, "slot map entry size");
 
@@ -180,6 +189,12 @@ static const struct cmap cmaps[FM_C__COUNT] = {
 	[FM_C_RDMA_ADAPTIVE_RETRANS] = { M_PORT, P_RETRIES, V_RATE, false },
 	[FM_C_BYTES_TX] = { M_PORT, P_TX_BYTES, V_RATE, false },
 	[FM_C_DISCARDS_RX] = { M_PORT, P_DISC_RX, V_RATE, false },
+};
+
+/* Fields only read on lossless priorities: stored by lane (lix). */
+static const bool pfield_lane[F_N] = {
+	[F_TX_PKTS] = true, [F_DROPS] = true, [F_ECN] = true,
+	[F_OCC] = true,	    [F_WD] = true,
 };
 
 static const uint8_t pfield_agg[F_N] = {
@@ -240,11 +255,24 @@ struct cand {
 	size_t n_subs;
 	struct iev ev[MAX_EVIDENCE];
 	size_t n_ev;
+	/* How long the condition has held by the evidence (ns; 0: the
+	 * rate's window), counted on a new incident's first sighting. */
+	int64_t held_ns;
+};
+
+/* A pause series' sample: its age at the tick and its interval (ms,
+ * saturated), for the pause tail (compute_ratios). */
+struct pstamp {
+	uint16_t age_ms, iv_ms;
 };
 
 struct rules_cfg {
 	struct cfg_rules r;
 	uint8_t lossless;
+	/* Lossless priorities get lanes 0..nl-1 in the lossless-only parts
+	 * of the view (lix): a port's figures there sit together instead of
+	 * one float in every eight. */
+	uint8_t nl, lane[PRIOS];
 	uint64_t tick_ns;
 	int64_t window_ns; /* a rate's window: the sample interval */
 	int64_t silent_ns;
@@ -268,14 +296,17 @@ struct rules {
 	int32_t *peer;
 	uint8_t *is_nic; /* sticky: NIC counters seen */
 	uint8_t *valid;	 /* bit 0: a fresh rate this tick; bit 1: any
-			    fresh value (gauges included) */
+			    fresh value (gauges included); bit 2: a series
+			    in the store, fresh or not */
 	float *pv[F_N];	 /* [port * 8 + prio] */
 	uint16_t *phas;	 /* bit f: pv[f] set this tick */
-	uint8_t *dur;	 /* [port * 8 + prio] bit 0/1: tx/rx pause time seen */
 	float *qv[P_N];	 /* [port] */
 	uint32_t *qhas;
-	float *rtx, *rrx; /* ratios [port * 8 + prio]; < 0 unknown */
-	float *pw, *dw;	  /* pausing / paused weight at the prio at hand */
+	float *rtx, *rrx;   /* ratios [lix]; < 0 unknown */
+	struct pstamp *pst; /* [lix * 2 + rx] */
+	float *ttx, *trx;   /* pause tails [lix] (s; 0 none) */
+	float *pw, *dw;	    /* pausing / paused weight at the prio at hand */
+	float *pt, *dt;	    /* pausing / paused tail at the prio at hand */
 	double *down_last;
 	uint8_t *down_seen;
 	int8_t *link_last;
@@ -443,6 +474,10 @@ static void apply_cfg(struct rules *r, const struct cfg *c)
 	uint8_t old = r->c.lossless;
 	r->c.r = c->rules;
 	r->c.lossless = c->lossless_mask;
+	r->c.nl = (uint8_t)__builtin_popcount(r->c.lossless);
+	for (int q = 0; q < PRIOS; q++)
+		r->c.lane[q] = (uint8_t)__builtin_popcount(r->c.lossless &
+							   ((1u << q) - 1));
 	r->c.tick_ns = rules_tick_for(c);
 	r->c.lldp_ttl_ns = c->topology.lldp_ttl_ns
 			       ? (int64_t)c->topology.lldp_ttl_ns
@@ -516,14 +551,18 @@ void rules_free(struct rules *r)
 	for (int f = 0; f < F_N; f++)
 		free(r->pv[f]);
 	free(r->phas);
-	free(r->dur);
 	for (int f = 0; f < P_N; f++)
 		free(r->qv[f]);
 	free(r->qhas);
 	free(r->rtx);
 	free(r->rrx);
+	free(r->pst);
+	free(r->ttx);
+	free(r->trx);
 	free(r->pw);
 	free(r->dw);
+	free(r->pt);
+	free(r->dt);
 	free(r->down_last);
 	free(r->down_seen);
 	free(r->link_last);
@@ -664,14 +703,18 @@ static void grow_ports(struct rules *r, uint32_t need)
 	for (int f = 0; f < F_N; f++)
 		GROW(r->pv[f], (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->phas, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
-	GROW(r->dur, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	for (int f = 0; f < P_N; f++)
 		GROW(r->qv[f], cap, ncap);
 	GROW(r->qhas, cap, ncap);
 	GROW(r->rtx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->rrx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	GROW(r->pst, (size_t)cap * PRIOS * 2, (size_t)ncap * PRIOS * 2);
+	GROW(r->ttx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	GROW(r->trx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->pw, cap, ncap);
 	GROW(r->dw, cap, ncap);
+	GROW(r->pt, cap, ncap);
+	GROW(r->dt, cap, ncap);
 	GROW(r->down_last, cap, ncap);
 	GROW(r->down_seen, cap, ncap);
 	GROW(r->link_last, cap, ncap);
@@ -864,9 +907,6 @@ static void classify(struct rules *r, struct slot_map *m,
 	m->field = c->field;
 	m->prio = (uint8_t)prio;
 	m->vkind = c->vkind;
-	bool lossless = c->kind == M_PRIO && (r->c.lossless & (1u << prio));
-	m->fallback =
-	    lossless && (c->field == F_TX_FRAMES || c->field == F_RX_FRAMES);
 	if (c->kind == M_PORT &&
 	    (c->field == P_CE || c->field == P_CNP_SENT ||
 	     c->field == P_CNP_HANDLED || c->field == P_CNP_IGNORED ||
@@ -887,18 +927,41 @@ static inline void put_val(float *v, uint16_t *has, uint16_t bit, int agg,
 	}
 }
 
-/* Folds one series' reading into its port's view. */
-static void apply(struct rules *r, const struct slot_map *m, float x, bool rate)
+/* The lane index of (p, q), q lossless. */
+static inline size_t lix(const struct rules *r, uint32_t p, int q)
+{
+	return (size_t)p * r->c.nl + r->c.lane[q];
+}
+
+/* Where field f of (p, q) lives in pv[f]. */
+static inline size_t vix(const struct rules *r, uint32_t p, int q, int f)
+{
+	return pfield_lane[f] ? lix(r, p, q) : (size_t)p * PRIOS + q;
+}
+
+static inline uint16_t sat16(int64_t v)
+{
+	return v > UINT16_MAX ? UINT16_MAX : v < 0 ? 0 : (uint16_t)v;
+}
+
+/* Folds one series' reading (age and interval in ms) into its port's
+ * view. */
+static void apply(struct rules *r, const struct slot_map *m, float x, bool rate,
+		  int64_t age_ms, uint32_t iv_ms)
 {
 	r->valid[m->port] |= rate ? 3 : 2;
 	if (m->kind == M_PRIO) {
 		size_t i = (size_t)m->port * PRIOS + m->prio;
-		put_val(&r->pv[m->field][i], &r->phas[i],
-			(uint16_t)(1u << m->field), pfield_agg[m->field], x);
-		if (m->field == F_TX_PAUSE)
-			r->dur[i] |= 1;
-		else if (m->field == F_RX_PAUSE)
-			r->dur[i] |= 2;
+		put_val(&r->pv[m->field][vix(r, m->port, m->prio, m->field)],
+			&r->phas[i], (uint16_t)(1u << m->field),
+			pfield_agg[m->field], x);
+		if ((m->field == F_TX_PAUSE || m->field == F_RX_PAUSE) &&
+		    (r->c.lossless & (1u << m->prio))) {
+			int rx = m->field == F_RX_PAUSE;
+			size_t k = lix(r, m->port, m->prio) * 2 + (size_t)rx;
+			r->pst[k].age_ms = sat16(age_ms);
+			r->pst[k].iv_ms = sat16(iv_ms);
+		}
 		return;
 	}
 	uint32_t bit = 1u << m->field;
@@ -948,11 +1011,11 @@ static bool reclassify(struct rules *r, uint32_t s, uint32_t gen)
 	return kgen == gen;
 }
 
-/* Age from which a series is stale (store_stale_rule), saturated. */
+/* Age in ms from which a series is stale (store_stale_rule on the
+ * figures' scale). */
 static int64_t stale_after(unsigned intervals, uint32_t interval_ms)
 {
-	double t = (double)intervals * interval_ms * 1e6;
-	return t >= 9e18 ? INT64_MAX : (int64_t)ceil(t);
+	return (int64_t)intervals * interval_ms;
 }
 
 /*
@@ -964,9 +1027,9 @@ static int64_t stale_after(unsigned intervals, uint32_t interval_ms)
 static void read_store(struct rules *r)
 {
 	uint32_t n = store_slots(r->st);
-	bool full = r->ticks % RULES_RESCAN_TICKS == 0;
 	uint64_t reads = 0;
-	int64_t now = store_mono_now(r->st);
+	int64_t now_ns = store_mono_now(r->st);
+	int64_t now = store_fig_ms(r->st, now_ns);
 	unsigned k_stale;
 	uint32_t def_iv;
 
@@ -987,8 +1050,6 @@ static void read_store(struct rules *r)
 		       (size_t)r->n_ports * PRIOS * sizeof *r->phas);
 		memset(r->qhas, 0, r->n_ports * sizeof *r->qhas);
 		memset(r->valid, 0, r->n_ports);
-		if (full)
-			memset(r->dur, 0, (size_t)r->n_ports * PRIOS);
 	}
 	for (uint32_t d = 0; d < r->n_devs; d++) {
 		r->dfresh[d] = 0;
@@ -1023,21 +1084,18 @@ static void read_store(struct rules *r)
 			continue;
 		if (m->kind == M_IGNORE)
 			continue;
-		if (!full && m->fallback &&
-		    (r->dur[(size_t)m->port * PRIOS + m->prio] &
-		     (m->field == F_TX_FRAMES ? 1 : 2)))
-			continue;
+		r->valid[m->port] |= 4;
 		reads++;
 		if (!(meta & STORE_FIG_HAS_VALUE))
 			continue;
-		int64_t mono = store_fig_mono_ns(fg);
-		uint64_t tail = store_fig_tail(fg);
+		uint64_t stamp = store_fig_stamp(fg);
+		int64_t mono = store_fig_arrival_ms(stamp);
 		int64_t age = now > mono ? now - mono : 0;
 		uint32_t dv = r->devi[m->port];
 		r->dseen[dv] = 1;
-		if (age < r->dage[dv])
-			r->dage[dv] = age;
-		uint32_t iv = store_fig_interval_ms(tail);
+		if (age * 1000000 < r->dage[dv])
+			r->dage[dv] = age * 1000000;
+		uint32_t iv = store_fig_interval_ms(stamp);
 		if (!iv)
 			iv = def_iv;
 		if (iv != last_iv) {
@@ -1054,8 +1112,9 @@ static void read_store(struct rules *r)
 			continue;
 		}
 		apply(r, m,
-		      rate ? store_fig_float(head) : store_fig_float(tail),
-		      rate);
+		      m->vkind == V_TOTAL ? store_fig_value(r->st, s)
+					  : store_fig_float(head),
+		      rate, age, iv);
 	}
 	r->reads = reads;
 }
@@ -1067,7 +1126,7 @@ static inline bool phas(const struct rules *r, uint32_t p, int q, int f)
 
 static inline float pval(const struct rules *r, uint32_t p, int q, int f)
 {
-	return phas(r, p, q, f) ? r->pv[f][(size_t)p * PRIOS + q] : 0;
+	return phas(r, p, q, f) ? r->pv[f][vix(r, p, q, f)] : 0;
 }
 
 static inline bool qhas(const struct rules *r, uint32_t p, int f)
@@ -1104,20 +1163,58 @@ static float ratio_of(const struct rules *r, uint32_t p, int q, int f_time,
 	return -1;
 }
 
+/*
+ * The pause tail of (p, q) in one direction (f_time, f_frames; rx: the
+ * receive side): how long ago, in seconds, a pause that was still on
+ * at the sample began, counting the sample's age; 0 without evidence.
+ *
+ * A sample's pause time T and pause frames F tell one pause held to the
+ * sample's end from pauses that came and went: a priority held paused
+ * is refreshed at the rate R that keeps it paused (refresh_rate), at
+ * least, and every pause that ends sends an XON, so n pauses in the
+ * window send F >= R T + n - 1 frames (the last may still be on). F
+ * within one frame of R T (the counters' rounding) is one pause that
+ * sent no XON: it began T before the sample and was still on. Bursts
+ * that pause and release many times send many XONs and stay far above;
+ * a device that refreshes sooner than needed, or a wrong speed, is off
+ * by many frames either way and gives no tail (the whole-window rules
+ * still apply).
+ */
+static float pause_tail(const struct rules *r, uint32_t p, int q, int f_time,
+			int f_frames, int rx, double refresh)
+{
+	if (!phas(r, p, q, f_time) || !phas(r, p, q, f_frames) ||
+	    !(refresh > 0))
+		return 0;
+	const struct pstamp *ps = &r->pst[lix(r, p, q) * 2 + (size_t)rx];
+	double win = ps->iv_ms * 1e-3;
+	double ratio = pval(r, p, q, f_time);
+	if (!(ratio > 0) || !(win > 0))
+		return 0;
+	if (ratio > 1)
+		ratio = 1;
+	double extra = (pval(r, p, q, f_frames) - refresh * ratio) * win;
+	if (!(fabs(extra) < 1))
+		return 0;
+	return (float)(ratio * win + ps->age_ms * 1e-3);
+}
+
 static void compute_ratios(struct rules *r)
 {
 	for (uint32_t p = 0; p < r->n_ports; p++) {
 		double refresh = refresh_rate(r, p);
 		for (int q = 0; q < PRIOS; q++) {
-			size_t i = (size_t)p * PRIOS + q;
-			if (!(r->c.lossless & (1u << q))) {
-				r->rtx[i] = r->rrx[i] = -1;
+			if (!(r->c.lossless & (1u << q)))
 				continue;
-			}
+			size_t i = lix(r, p, q);
 			r->rtx[i] =
 			    ratio_of(r, p, q, F_TX_PAUSE, F_TX_FRAMES, refresh);
 			r->rrx[i] =
 			    ratio_of(r, p, q, F_RX_PAUSE, F_RX_FRAMES, refresh);
+			r->ttx[i] = pause_tail(r, p, q, F_TX_PAUSE, F_TX_FRAMES,
+					       0, refresh);
+			r->trx[i] = pause_tail(r, p, q, F_RX_PAUSE, F_RX_FRAMES,
+					       1, refresh);
 			/* The switch's own watchdog says this queue is
 			 * stormed: held paused by the peer. */
 			if (pval(r, p, q, F_WD) > 0)
@@ -1140,6 +1237,7 @@ static void cand_reset(struct cand *c)
 {
 	c->n_subs = 0;
 	c->n_ev = 0;
+	c->held_ns = 0;
 }
 
 static int cand_sub(struct rules *r, struct cand *c, uint32_t port,
@@ -1262,7 +1360,8 @@ static void assert_inc(struct rules *r, enum rules_kind k, store_label dev,
 		in->port = port;
 		in->prio = prio;
 		in->started = now;
-		in->since = now - r->c.window_ns;
+		in->since =
+		    now - (c->held_ns > 0 ? c->held_ns : r->c.window_ns);
 		in->peak = -INFINITY;
 		if (r->n_act == r->cap_act) {
 			r->cap_act = r->cap_act ? r->cap_act * 2 : 16;
@@ -1383,7 +1482,20 @@ static void keep_resolved(struct rules *r, struct inc *in)
 	r->recent[slot].resolved_ns = in->last_true;
 }
 
-/* Whether the origin has fresh data (else the incident is held). */
+/*
+ * Whether port p is in the engine's view: a series of the store feeds
+ * it, or the link table cables it. A target removed from the config
+ * (its series withdrawn, its links gone) leaves the view: it is no
+ * longer counted, and its incidents clear instead of being held.
+ */
+static inline bool port_present(const struct rules *r, uint32_t p)
+{
+	return (r->valid[p] & 4) || r->peer[p] >= 0;
+}
+
+/* Whether the origin has fresh data (else the incident is held). An
+ * origin that left the view counts as having data: its incidents
+ * resolve after the clear duration. */
 static bool origin_has_data(const struct rules *r, const struct inc *in)
 {
 	if (in->kind == RULES_TARGET_SILENT ||
@@ -1392,6 +1504,8 @@ static bool origin_has_data(const struct rules *r, const struct inc *in)
 	if (in->n_subs == 0 || in->subs[0].port == NONE)
 		return true;
 	uint32_t p = in->subs[0].port;
+	if (!port_present(r, p))
+		return true;
 	/* Link state is gauges and totals; the rest needs rates. */
 	return r->valid[p] & (in->kind == RULES_LINK_FLAP ? 2 : 1);
 }
@@ -1461,15 +1575,22 @@ static inline bool has_peer(const struct rules *r, uint32_t p)
 static void weights(struct rules *r, int q)
 {
 	for (uint32_t p = 0; p < r->n_ports; p++) {
-		size_t i = (size_t)p * PRIOS + q;
+		size_t i = lix(r, p, q);
 		float pw = r->rtx[i], dw = r->rrx[i];
+		float pt = r->ttx[i], dt = r->trx[i];
 		if (has_peer(r, p)) {
-			size_t j = (size_t)r->peer[p] * PRIOS + q;
+			size_t j = lix(r, (uint32_t)r->peer[p], q);
 			if (r->rrx[j] > pw)
 				pw = r->rrx[j];
 			if (r->rtx[j] > dw)
 				dw = r->rtx[j];
+			if (r->trx[j] > pt)
+				pt = r->trx[j];
+			if (r->ttx[j] > dt)
+				dt = r->ttx[j];
 		}
+		r->pt[p] = pt;
+		r->dt[p] = dt;
 		/* A NIC's own pause-storm warning is a storm signal even
 		 * when its pause counters lag. */
 		if (qval(r, p, P_STORM_WARN) > 0 &&
@@ -1590,6 +1711,19 @@ static uint32_t deadlock_cause(const struct rules *r, size_t from, size_t sp,
 	return best;
 }
 
+/*
+ * Whether root device d's port x may be named a storm from its pause
+ * tail alone (before a whole window shows it): x is a NIC, and nothing
+ * pauses d at all. A switch that holds a peer paused without a break
+ * while its own egress drains slowly (paused a little, or just busy) is
+ * congestion spreading, not a storm; a NIC that stops draining its
+ * receive buffer is the storm (domain.md 4).
+ */
+static bool tail_root(const struct rules *r, uint32_t d, uint32_t x)
+{
+	return r->is_nic[x] && !(r->dpaused[d] > 0.01f);
+}
+
 static void pause_rules(struct rules *r, int q, int64_t now)
 {
 	struct cand *c = &r->cand;
@@ -1622,15 +1756,23 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 				occ_port = x;
 			}
 		}
-		bool storm = r->pw[best] >= r->c.r.storm_ratio;
+		/* A storm: held paused for the window (the ratio), or one
+		 * pause still on at the sample that began storm_for ago or
+		 * more (its tail: the window that saw it begin). */
+		bool whole = r->pw[best] >= r->c.r.storm_ratio;
+		bool storm =
+		    whole || (tail_root(r, d, best) &&
+			      r->pt[best] * 1e9 >= r->c.r.storm_for_ns);
 		uint32_t origin = storm || occ_port == NONE ? best : occ_port;
 		cand_reset(c);
+		if (storm && !whole)
+			c->held_ns = (int64_t)(r->pt[best] * 1e9);
 		unsigned depth = pause_tree(r, d, q, origin, origin == best);
 		cand_ev(r, c, "pause_ratio_tx", best, r->pw[best]);
 		if (has_peer(r, best))
 			cand_ev(r, c, "peer_pause_ratio_rx",
 				(uint32_t)r->peer[best],
-				r->rrx[(size_t)r->peer[best] * PRIOS + q]);
+				r->rrx[lix(r, (uint32_t)r->peer[best], q)]);
 		if (occ_port != NONE)
 			cand_ev(r, c, "queue_occupancy_bytes", occ_port, occ);
 		if (qhas(r, best, P_STORM_WARN))
@@ -1640,6 +1782,8 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 		    phas(r, (uint32_t)r->peer[best], q, F_TX_PKTS))
 			cand_ev(r, c, "peer_tx_pps", (uint32_t)r->peer[best],
 				pval(r, (uint32_t)r->peer[best], q, F_TX_PKTS));
+		if (storm && !whole)
+			cand_ev(r, c, "paused_for_seconds", best, r->pt[best]);
 		cand_ev(r, c, "tree_depth_hops", NONE, depth);
 		cand_ev(r, c, "tree_ports", NONE, (double)c->n_subs);
 		if (storm)
@@ -1692,6 +1836,10 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 				from--;
 			bool stuck = true;
 			uint32_t first = r->stk_via[from];
+			/* How long every member has been stuck: a window
+			 * without progress, or a pause still on at its sample
+			 * (its tail: no progress since it began). */
+			float held = INFINITY;
 			for (size_t i = from; i < sp; i++) {
 				uint32_t m = r->stk_via[i];
 				bool progress =
@@ -1699,6 +1847,13 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 					? pval(r, m, q, F_TX_PKTS) >
 					      r->c.r.deadlock_progress
 					: r->dw[m] < r->c.r.storm_ratio;
+				float mh =
+				    progress ? 0 : (float)r->c.window_ns / 1e9f;
+				if (r->dt[m] > mh)
+					mh = r->dt[m];
+				progress = !(mh > 0);
+				if (mh > 0 && mh < held)
+					held = mh;
 				if (progress)
 					stuck = false;
 				int cmp = strcmp(lbl(r, r->pdev[m]),
@@ -1726,6 +1881,7 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 			    deadlock_cause(r, from, sp, now, &down_t);
 			uint32_t origin = cause != NONE ? cause : first;
 			cand_reset(c);
+			c->held_ns = (int64_t)(held * 1e9);
 			cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
 			float minw = 1;
 			for (size_t i = from; i < sp; i++) {
@@ -1804,7 +1960,7 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 		uint32_t occ_port = NONE, pause_port = NONE;
 		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
 			uint32_t x = DEV_PORTS(r, d)[k];
-			float own = r->rtx[(size_t)x * PRIOS + q];
+			float own = r->rtx[lix(r, x, q)];
 			if (phas(r, x, q, F_ECN)) {
 				ecn_known = true;
 				marks += pval(r, x, q, F_ECN);
@@ -1844,8 +2000,7 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 		pause_tree(r, d, q, origin, origin == pause_port);
 		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
 			uint32_t x = DEV_PORTS(r, d)[k];
-			if (r->rtx[(size_t)x * PRIOS + q] >= thr &&
-			    has_peer(r, x) &&
+			if (r->rtx[lix(r, x, q)] >= thr && has_peer(r, x) &&
 			    !cand_has(c, (uint32_t)r->peer[x]))
 				cand_sub(r, c, (uint32_t)r->peer[x], 0, q,
 					 RULES_ROLE_VICTIM, 0, 1);
@@ -1872,7 +2027,7 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 		 * receive discards on a port that sent PFC on q in the
 		 * same window are q's. The port was in XOFF and still
 		 * dropped: its headroom overflowed. */
-		if (!nic && !(drops > 0) && r->rtx[(size_t)p * PRIOS + q] > 0 &&
+		if (!nic && !(drops > 0) && r->rtx[lix(r, p, q)] > 0 &&
 		    qval(r, p, P_DISC_RX) > 0)
 			drops = qval(r, p, P_DISC_RX);
 		if (!(drops > 0))
@@ -2002,7 +2157,7 @@ static void nic_rules(struct rules *r, int64_t now)
 					continue;
 				uint32_t z = (uint32_t)r->peer[x];
 				if (!r->is_nic[z] ||
-				    r->rtx[(size_t)x * PRIOS + prio] <
+				    r->rtx[lix(r, x, prio)] <
 					r->c.r.pause_ratio ||
 				    qval(r, z, P_CNP_HANDLED) >= 1)
 					continue;
@@ -2047,7 +2202,7 @@ static void nic_rules(struct rules *r, int64_t now)
 					uint32_t x = DEV_PORTS(r, d)[k];
 					if (x != (uint32_t)r->peer[p] &&
 					    has_peer(r, x) &&
-					    r->rtx[(size_t)x * PRIOS + prio] >=
+					    r->rtx[lix(r, x, prio)] >=
 						r->c.r.pause_ratio)
 						cand_sub(
 						    r, c, (uint32_t)r->peer[x],
@@ -2186,9 +2341,11 @@ static void feed_report(struct rules *r, int64_t now)
 		bool any = false;
 		double refresh = refresh_rate(r, p);
 		for (int q = 0; q < PRIOS; q++) {
-			size_t i = (size_t)p * PRIOS + q;
-			float tx = r->rtx[i], rx = r->rrx[i];
-			if (!(r->c.lossless & (1u << q))) {
+			float tx, rx;
+			if (r->c.lossless & (1u << q)) {
+				tx = r->rtx[lix(r, p, q)];
+				rx = r->rrx[lix(r, p, q)];
+			} else {
 				tx = ratio_of(r, p, q, F_TX_PAUSE, F_TX_FRAMES,
 					      refresh);
 				rx = ratio_of(r, p, q, F_RX_PAUSE, F_RX_FRAMES,
@@ -2333,14 +2490,17 @@ void rules_snapshot(struct rules *r, bool with_ratios,
 	out->ticks = r->ticks;
 	out->last_tick_cpu_s = r->last_cpu_s;
 	out->last_tick_reads = r->reads;
-	out->ports = r->n_ports;
+	out->ports = 0;
+	for (uint32_t p = 0; p < r->n_ports; p++)
+		out->ports += port_present(r, p);
 	if (with_ratios) {
 		size_t n = 0, cap2 = 0;
 		for (uint32_t p = 0; p < r->n_ports; p++) {
 			for (int q = 0; q < PRIOS; q++) {
-				size_t i = (size_t)p * PRIOS + q;
-				if (!(r->c.lossless & (1u << q)) ||
-				    (r->rtx[i] < 0 && r->rrx[i] < 0))
+				if (!(r->c.lossless & (1u << q)))
+					continue;
+				size_t i = lix(r, p, q);
+				if (r->rtx[i] < 0 && r->rrx[i] < 0)
 					continue;
 				if (n == cap2) {
 					cap2 = cap2 ? cap2 * 2 : 64;

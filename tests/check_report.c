@@ -1,21 +1,16 @@
 /*
  * check_report: the validation report's history (rules/report.c) fed by
  * the real rule engine on constructed store contents over an injected
- * clock (as check_rules does: each step adds rate x 1 s to the raw
- * counters and ticks), then read through report_serve() and over real
- * HTTP on loopback. Also the time parser, the parameter errors and the
+ * clock (tests/rules_fixture.h, as check_rules: each step adds rate x
+ * 1 s to the raw counters and ticks), then read through report_serve() and over
+ * real HTTP on loopback. Also the time parser, the parameter errors and the
  * memory bound at 1,000 switches x 64 ports.
  */
 #include "config.h"
 
 #include "buf.h"
-#include "cfg.h"
-#include "counters.h"
 #include "http.h"
-#include "links.h"
-#include "report.h"
-#include "rules.h"
-#include "store.h"
+#include "rules_fixture.h"
 
 #include <check.h>
 #include <curl/curl.h>
@@ -27,53 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BASE_NS INT64_C(1700000000000000000)
-#define SEC	INT64_C(1000000000)
-#define MAXS	256
-
-struct series {
-	char dev[32], port[32];
-	enum fm_counter c;
-	uint32_t sub;
-	double rate, raw, scale;
-};
-
-static struct {
-	struct store *st;
-	struct links *l;
-	struct rules *r;
-	struct report *rep;
-	struct cfg *cfg;
-	int64_t now;
-	struct series s[MAXS];
-	size_t n;
-} F;
-
-static int64_t tmono(void *ctx)
-{
-	(void)ctx;
-	return F.now;
-}
-
-static int64_t treal(void *ctx)
-{
-	(void)ctx;
-	return BASE_NS + F.now;
-}
-
 static void setup(void)
 {
-	char err[512];
-	const char *yaml = "interval: 1s\nlossless_priorities: [3]\n"
-			   "report: {window: 10m, step: 10s}\n";
-	memset(&F, 0, sizeof F);
-	struct store_opts so = { .mono_ns = tmono, .real_ns = treal };
-	F.st = store_new(&so);
-	F.l = links_new(tmono, NULL);
-	F.cfg = cfg_load_buffer("t.yaml", yaml, strlen(yaml), err, sizeof err);
-	ck_assert_msg(F.cfg, "%s", err);
-	struct rules_opts ro = { .real_ns = treal };
-	F.r = rules_new(F.st, F.l, NULL, F.cfg, &ro);
+	fab_open("interval: 1s\nlossless_priorities: [3]\n"
+		 "report: {window: 10m, step: 10s}\n");
 	struct report_opts o = {
 		.window_ns = F.cfg->report.window_ns,
 		.step_ns = F.cfg->report.step_ns,
@@ -87,80 +39,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	rules_free(F.r);
-	report_free(F.rep);
-	links_free(F.l);
-	store_free(F.st);
-	cfg_free(F.cfg);
-}
-
-static void link2(const char *a, const char *ap, const char *b, const char *bp)
-{
-	ck_assert(links_report_lldp(F.l, a, ap, b, bp, LINKS_LLDP_PORT_IFNAME,
-				    NULL, "test", 0) == 0);
-}
-
-static void set(const char *dev, const char *port, enum fm_counter c,
-		uint32_t sub, double rate)
-{
-	for (size_t i = 0; i < F.n; i++) {
-		struct series *s = &F.s[i];
-		if (!strcmp(s->dev, dev) && !strcmp(s->port, port) &&
-		    s->c == c && s->sub == sub) {
-			s->rate = rate;
-			return;
-		}
-	}
-	ck_assert_uint_lt(F.n, MAXS);
-	struct series *s = &F.s[F.n++];
-	snprintf(s->dev, sizeof s->dev, "%s", dev);
-	snprintf(s->port, sizeof s->port, "%s", port);
-	s->c = c;
-	s->sub = sub;
-	s->rate = rate;
-	s->scale =
-	    (c == FM_C_PFC_RX_PAUSE || c == FM_C_PFC_TX_PAUSE) ? 1e-6 : 1;
-}
-
-static void step(void)
-{
-	F.now += SEC;
-	for (size_t i = 0; i < F.n; i++) {
-		struct series *s = &F.s[i];
-		const struct fm_counter_info *info = fm_counter_info(s->c);
-		uint32_t sub = s->sub;
-		if (info->sub == FM_SUB_QUEUE) {
-			char q[8];
-			snprintf(q, sizeof q, "%u", s->sub);
-			sub = store_intern(F.st, q);
-		}
-		struct store_key k = { .device = store_intern(F.st, s->dev),
-				       .port = store_intern(F.st, s->port),
-				       .sub = sub,
-				       .counter = (uint16_t)s->c };
-		struct store_series_spec spec = { .owner = k.device,
-						  .scale = s->scale,
-						  .interval_ms = 1000 };
-		store_handle h = store_series(F.st, &k, &spec);
-		ck_assert_uint_ne(h, 0);
-		if (info->kind == FM_KIND_GAUGE) {
-			ck_assert_int_eq(
-			    store_set_gauge(F.st, h, s->rate, treal(NULL)), 0);
-			continue;
-		}
-		s->raw += s->rate / s->scale;
-		ck_assert_int_eq(store_update(F.st, h,
-					      (uint64_t)llround(s->raw),
-					      treal(NULL)),
-				 0);
-	}
-	rules_tick(F.r, treal(NULL));
-}
-
-static void steps(int n)
-{
-	for (int i = 0; i < n; i++)
-		step();
+	fab_close();
 }
 
 /* GET /api/v1/report with "k=v" pairs (NULL-terminated) at the

@@ -1049,7 +1049,13 @@ static float fig_x(uint32_t slot)
 
 static float fig_value(uint32_t slot)
 {
-	return store_fig_float(store_fig_tail(fig(slot)));
+	return store_fig_value(st, slot);
+}
+
+/* The arrival figure of slot, on the figures' millisecond scale. */
+static int64_t fig_arrival(uint32_t slot)
+{
+	return store_fig_arrival_ms(store_fig_stamp(fig(slot)));
 }
 
 START_TEST(test_figures_follow_samples_resets_and_gauges)
@@ -1060,14 +1066,18 @@ START_TEST(test_figures_follow_samples_resets_and_gauges)
 
 	ck_assert_uint_eq(fig_flags(slot), STORE_FIG_LIVE);
 	ck_assert(fig_x(slot) == 0 && fig_value(slot) == 0);
-	ck_assert_int_eq(store_fig_mono_ns(fig(slot)), clk.mono);
+	/* Arrival times count milliseconds from the store's creation. */
+	ck_assert_int_eq(fig_arrival(slot), store_fig_ms(st, clk.mono));
+	ck_assert_int_eq(store_fig_ms(st, clk.mono), 0);
 	clk.mono += SEC;
+	ck_assert_int_eq(store_fig_ms(st, clk.mono), 1000);
+	ck_assert_int_eq(store_fig_ms(st, clk.mono - 5 * SEC), 0);
 	ck_assert_int_eq(store_update(st, h, 1000000, T0), 0);
 	ck_assert_uint_eq(fig_flags(slot),
 			  STORE_FIG_LIVE | STORE_FIG_HAS_VALUE);
 	ck_assert(fig_x(slot) == 0);
 	ck_assert(fig_value(slot) == 1.0f);
-	ck_assert_int_eq(store_fig_mono_ns(fig(slot)), clk.mono);
+	ck_assert_int_eq(fig_arrival(slot), 1000);
 	clk.mono += SEC;
 	ck_assert_int_eq(store_update(st, h, 1500000, T0 + SEC), 0);
 	ck_assert_uint_eq(fig_flags(slot), STORE_FIG_LIVE |
@@ -1075,7 +1085,7 @@ START_TEST(test_figures_follow_samples_resets_and_gauges)
 					       STORE_FIG_HAS_RATE);
 	ck_assert(fig_x(slot) == 0.5f);
 	ck_assert(fig_value(slot) == 1.5f);
-	ck_assert_int_eq(store_fig_mono_ns(fig(slot)), clk.mono);
+	ck_assert_int_eq(fig_arrival(slot), 2000);
 	/* A 64-bit decrease is a reset: no rate, the total stays. */
 	ck_assert_int_eq(store_update(st, h, 10, T0 + 2 * SEC), 0);
 	ck_assert_uint_eq(fig_flags(slot),
@@ -1090,7 +1100,7 @@ START_TEST(test_figures_follow_samples_resets_and_gauges)
 					.interval_ms = 250 };
 	store_handle g = store_series(st, &gk, &gs);
 	uint32_t gslot = store_handle_slot(g);
-	ck_assert_uint_eq(store_fig_interval_ms(store_fig_tail(fig(gslot))),
+	ck_assert_uint_eq(store_fig_interval_ms(store_fig_stamp(fig(gslot))),
 			  250);
 	ck_assert_int_eq(store_set_gauge(st, g, 100000, 0), 0);
 	ck_assert_uint_eq(fig_flags(gslot),
@@ -1100,8 +1110,13 @@ START_TEST(test_figures_follow_samples_resets_and_gauges)
 	/* A new spec is visible at once. */
 	gs.interval_ms = 2000;
 	ck_assert_uint_eq(store_series(st, &gk, &gs), g);
-	ck_assert_uint_eq(store_fig_interval_ms(store_fig_tail(fig(gslot))),
+	ck_assert_uint_eq(store_fig_interval_ms(store_fig_stamp(fig(gslot))),
 			  2000);
+	/* An interval beyond 24 bits of ms saturates. */
+	gs.interval_ms = 1u << 30;
+	ck_assert_uint_eq(store_series(st, &gk, &gs), g);
+	ck_assert_uint_eq(store_fig_interval_ms(store_fig_stamp(fig(gslot))),
+			  (1u << STORE_FIG_IV_BITS) - 1);
 	/* Rejected samples change nothing. */
 	ck_assert_int_eq(store_set_gauge(st, g, NAN, 0), -EINVAL);
 	ck_assert(fig_x(gslot) == 1.25e10f);
@@ -1152,13 +1167,13 @@ static void figures_check_all(void)
 {
 	unsigned k_stale;
 	uint32_t def_iv;
-	int64_t now = store_mono_now(st);
+	int64_t now = store_fig_ms(st, store_mono_now(st));
 
 	store_stale_rule(st, &k_stale, &def_iv);
 	for (uint32_t i = 0; i < store_slots(st); i++) {
 		struct store_sample x;
 		uint64_t head = store_fig_head(fig(i));
-		uint64_t tail = store_fig_tail(fig(i));
+		uint64_t stamp = store_fig_stamp(fig(i));
 		uint32_t meta = store_fig_meta(head);
 		if (store_read(st, i, &x) < 0) {
 			ck_assert_uint_eq(meta & STORE_FIG_LIVE, 0);
@@ -1171,16 +1186,17 @@ static void figures_check_all(void)
 		    x.kind == FM_KIND_COUNTER ? (float)x.rate : (float)x.value;
 		ck_assert_float_eq(store_fig_float(head), want);
 		/* One multiply here, a division there: a float apart. */
-		ck_assert_float_eq_tol(store_fig_float(tail), (float)x.value,
+		ck_assert_float_eq_tol(fig_value(i), (float)x.value,
 				       fabsf((float)x.value) * 1e-6f + 1e-30f);
-		int64_t mono = store_fig_mono_ns(fig(i));
+		/* The clock moves in whole milliseconds here, so the
+		 * millisecond figures are exact. */
+		int64_t mono = store_fig_arrival_ms(stamp);
 		int64_t age = now > mono ? now - mono : 0;
-		ck_assert_int_eq(age, x.age_ns);
-		uint32_t iv = store_fig_interval_ms(tail);
+		ck_assert_int_eq(age * MS, x.age_ns);
+		uint32_t iv = store_fig_interval_ms(stamp);
 		iv = iv ? iv : def_iv;
 		ck_assert_uint_eq(iv, x.interval_ms);
-		ck_assert_int_eq((double)age >= (double)k_stale * iv * 1e6,
-				 x.stale);
+		ck_assert_int_eq(age >= (int64_t)k_stale * iv, x.stale);
 		struct store_key key;
 		uint32_t g;
 		ck_assert_int_eq(store_slot_key(st, i, &key, &g), 0);
@@ -1309,9 +1325,9 @@ static void *ft_reader(void *p)
 			if (!(meta & STORE_FIG_LIVE))
 				ck_assert_uint_eq(meta & STORE_FIG_HAS_VALUE,
 						  0);
-			uint64_t tail = store_fig_tail(f);
-			ck_assert_uint_eq(store_fig_interval_ms(tail), 0);
-			float v = store_fig_float(tail);
+			ck_assert_uint_eq(
+			    store_fig_interval_ms(store_fig_stamp(f)), 0);
+			float v = store_fig_value(st, i);
 			ck_assert(v == floorf(v / 1000) * 1000);
 		}
 		(*scans)++;
