@@ -42,7 +42,7 @@ void cfg_rules_defaults(struct cfg *c)
 	r->spreading_for_ns = 2 * NS_PER_S;
 	r->deadlock_for_ns = 1 * NS_PER_S;
 	r->deadlock_progress = 1;
-	r->incast_senders = 3;
+	r->incast_senders = 2;
 	r->incast_min_cnp = 100;
 	r->incast_for_ns = 1 * NS_PER_S;
 	r->drop_for_ns = 0;

@@ -2,19 +2,15 @@
  * check_rules: the rule engine on constructed store contents. A test
  * builds a small fabric (links in a link table), sets per-second rates
  * of counters, and advances a simulated clock one sample interval at a
- * time: each step adds rate x 1 s to every series' raw counter, stores
- * it with the step's timestamp in a real struct store, and runs one
- * engine tick. No sleeping, no wall clock.
+ * time (tests/rules_fixture.h: each step adds rate x 1 s to every
+ * series' raw counter, stores it with the step's timestamp in a real
+ * struct store, and runs one engine tick). No sleeping, no wall clock.
  */
 #include "config.h"
 
 #include "buf.h"
-#include "cfg.h"
-#include "counters.h"
 #include "incidents.h"
-#include "links.h"
-#include "rules.h"
-#include "store.h"
+#include "rules_fixture.h"
 
 #include <check.h>
 #include <jansson.h>
@@ -24,59 +20,13 @@
 #include <string.h>
 #include <time.h>
 
-#define BASE_NS INT64_C(1700000000000000000)
-#define SEC	INT64_C(1000000000)
-#define MAXS	512
-
-struct series {
-	char dev[32], port[32];
-	enum fm_counter c;
-	uint32_t sub; /* priority, or queue index for queue counters */
-	double rate;  /* canonical units per second; gauges: the value */
-	double raw;
-	double scale;
-	bool stopped; /* no more samples (a silent target) */
-};
-
-struct fab {
-	struct store *st;
-	struct links *l;
-	struct rules *r;
-	struct cfg *cfg;
-	int64_t now;
-	struct series s[MAXS];
-	size_t n;
-};
-
-static struct fab F;
-
-static int64_t tmono(void *ctx)
-{
-	(void)ctx;
-	return F.now;
-}
-
-static int64_t treal(void *ctx)
-{
-	(void)ctx;
-	return BASE_NS + F.now;
-}
-
 static void fab_up(const char *extra)
 {
-	char err[512], yaml[1024];
-	memset(&F, 0, sizeof F);
-	struct store_opts so = { .mono_ns = tmono, .real_ns = treal };
-	F.st = store_new(&so);
-	F.l = links_new(tmono, NULL);
+	char yaml[1024];
 	snprintf(yaml, sizeof yaml,
 		 "interval: 1s\nlossless_priorities: [3]\n%s",
 		 extra ? extra : "");
-	F.cfg = cfg_load_buffer("t.yaml", yaml, strlen(yaml), err, sizeof err);
-	ck_assert_msg(F.cfg, "%s", err);
-	links_set_static(F.l, &F.cfg->topology);
-	struct rules_opts ro = { .real_ns = treal };
-	F.r = rules_new(F.st, F.l, NULL, F.cfg, &ro);
+	fab_open(yaml);
 }
 
 static void setup(void)
@@ -86,97 +36,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	rules_free(F.r);
-	links_free(F.l);
-	store_free(F.st);
-	cfg_free(F.cfg);
-}
-
-static void link2(const char *a, const char *ap, const char *b, const char *bp)
-{
-	ck_assert(links_report_lldp(F.l, a, ap, b, bp, LINKS_LLDP_PORT_IFNAME,
-				    NULL, "test", 0) == 0);
-}
-
-/* Sets (or creates) a series' rate per second (gauges: its value). */
-static void set(const char *dev, const char *port, enum fm_counter c,
-		uint32_t sub, double rate)
-{
-	for (size_t i = 0; i < F.n; i++) {
-		struct series *s = &F.s[i];
-		if (!strcmp(s->dev, dev) && !strcmp(s->port, port) &&
-		    s->c == c && s->sub == sub) {
-			s->rate = rate;
-			return;
-		}
-	}
-	ck_assert_uint_lt(F.n, MAXS);
-	struct series *s = &F.s[F.n++];
-	snprintf(s->dev, sizeof s->dev, "%s", dev);
-	snprintf(s->port, sizeof s->port, "%s", port);
-	s->c = c;
-	s->sub = sub;
-	s->rate = rate;
-	/* Pause time kept in µs, as SAI and mlx5 count it. */
-	s->scale =
-	    (c == FM_C_PFC_RX_PAUSE || c == FM_C_PFC_TX_PAUSE) ? 1e-6 : 1;
-}
-
-static void stop_device(const char *dev)
-{
-	for (size_t i = 0; i < F.n; i++)
-		if (!strcmp(F.s[i].dev, dev))
-			F.s[i].stopped = true;
-}
-
-static struct store_key key_of(const struct series *s)
-{
-	const struct fm_counter_info *info = fm_counter_info(s->c);
-	uint32_t sub = s->sub;
-	if (info->sub == FM_SUB_QUEUE) {
-		char q[8];
-		snprintf(q, sizeof q, "%u", s->sub);
-		sub = store_intern(F.st, q);
-	}
-	struct store_key k = { .device = store_intern(F.st, s->dev),
-			       .port = store_intern(F.st, s->port),
-			       .sub = sub,
-			       .counter = (uint16_t)s->c };
-	return k;
-}
-
-/* Advances the clock by 1 s, samples every series and ticks. */
-static void step(void)
-{
-	F.now += SEC;
-	for (size_t i = 0; i < F.n; i++) {
-		struct series *s = &F.s[i];
-		if (s->stopped)
-			continue;
-		struct store_key k = key_of(s);
-		struct store_series_spec spec = { .owner = k.device,
-						  .scale = s->scale,
-						  .interval_ms = 1000 };
-		store_handle h = store_series(F.st, &k, &spec);
-		ck_assert_uint_ne(h, 0);
-		if (fm_counter_info(s->c)->kind == FM_KIND_GAUGE) {
-			ck_assert_int_eq(
-			    store_set_gauge(F.st, h, s->rate, treal(NULL)), 0);
-			continue;
-		}
-		s->raw += s->rate / s->scale;
-		ck_assert_int_eq(store_update(F.st, h,
-					      (uint64_t)llround(s->raw),
-					      treal(NULL)),
-				 0);
-	}
-	rules_tick(F.r, treal(NULL));
-}
-
-static void steps(int n)
-{
-	for (int i = 0; i < n; i++)
-		step();
+	fab_close();
 }
 
 /* A reboot of dev: its counters restart from zero. */
@@ -373,6 +233,193 @@ START_TEST(test_storm_from_frames_at_link_speed)
 			seen = true;
 		}
 	ck_assert(seen);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* XOFF frames/s that hold a priority paused at 100G (domain.md 4.1). */
+#define REFRESH_100G (100e9 / (512.0 * 65535.0))
+
+/*
+ * A storm that began 0.4 s before a sample: the window is only 40 %
+ * paused, but the frames are those of one pause still on at the sample
+ * (no XON: F = R T), so it fires on that first sample.
+ */
+static void tail_link(double ratio, double extra_frames)
+{
+	set("leaf0", "Ethernet4", FM_C_PFC_RX_PAUSE, 3, ratio);
+	set("leaf0", "Ethernet4", FM_C_PFC_RX_FRAMES, 3,
+	    ratio * REFRESH_100G + extra_frames);
+}
+
+/* host1's NIC (its counters say so) on leaf0, at 100G. */
+static void tail_nic(void)
+{
+	link2("leaf0", "Ethernet4", "host1", "mlx5_0");
+	set("leaf0", "Ethernet4", FM_C_LINK_SPEED, 0, 100e9 / 8);
+	set("host1", "mlx5_0", FM_C_CNP_SENT, 0, 0);
+}
+
+START_TEST(test_storm_fires_on_its_onset_sample)
+{
+	tail_nic();
+	tail_link(0, 0);
+	steps(2);
+	tail_link(0.4, 0);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PFC_STORM, "host1", "mlx5_0", true, &in));
+	bool seen = false;
+	for (size_t i = 0; i < in->n_evidence; i++)
+		if (!strcmp(in->evidence[i].name, "paused_for_seconds")) {
+			ck_assert_double_ge(in->evidence[i].value, 0.4 - 1e-3);
+			seen = true;
+		}
+	ck_assert(seen);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* Shorter than storm_for (200 ms): not yet; the next, full window is. */
+START_TEST(test_storm_tail_shorter_than_storm_for_waits)
+{
+	tail_nic();
+	tail_link(0, 0);
+	steps(2);
+	tail_link(0.15, 0);
+	set("leaf0", "Ethernet4", FM_C_PFC_RX_PAUSE, 3, 0.15);
+	step();
+	ck_assert_uint_eq(n_firing(), 0);
+	tail_link(1, 0);
+	step();
+	ck_assert_uint_eq(n_firing(), 1);
+}
+END_TEST
+
+/*
+ * Bursts that pause 40 % of every window in many short pauses: each
+ * pause that ends sends an XON, so the frames are far above R T. Not a
+ * storm, however long it goes on; nor is a window whose frames are far
+ * below R T (a link slower than its speed says).
+ */
+START_TEST(test_pause_bursts_are_not_a_storm)
+{
+	tail_nic();
+	tail_link(0, 0);
+	steps(2);
+	for (int i = 0; i < 6; i++) {
+		tail_link(0.4, 300);
+		step();
+		ck_assert_uint_eq(n_firing(), 0);
+		tail_link(0, 0);
+		step();
+	}
+	for (int i = 0; i < 6; i++) {
+		tail_link(0.4, i % 2 ? 2 : 40);
+		step();
+	}
+	tail_link(0.4, -0.6 * REFRESH_100G * 0.4);
+	steps(3);
+	ck_assert_uint_eq(total_fired(), 0);
+}
+END_TEST
+
+/* The ring of test_deadlock_cycle, locked 0.6 s before a sample: each
+ * member still sent for the first 0.4 s, but its pause since is one
+ * pause still on (F = R T). With deadlock_for 500 ms it fires on that
+ * sample; with many XONs (a cycle that still moves) it does not. */
+static void ring3_tail(double ratio, double extra_frames)
+{
+	const char *d[3] = { "s0", "s1", "s2" };
+	for (int i = 0; i < 3; i++) {
+		set(d[i], "e1", FM_C_LINK_SPEED, 0, 100e9 / 8);
+		set(d[i], "e1", FM_C_PFC_RX_PAUSE, 3, ratio);
+		set(d[i], "e1", FM_C_PFC_RX_FRAMES, 3,
+		    ratio * REFRESH_100G + extra_frames);
+		set(d[i], "e0", FM_C_PFC_TX_PAUSE, 3, ratio);
+		set(d[i], "e1", FM_C_QUEUE_TX_PACKETS, 3, 1e6);
+	}
+}
+
+START_TEST(test_deadlock_fires_on_its_onset_sample)
+{
+	teardown();
+	fab_up("rules:\n  deadlock_for: 500ms\n");
+	link2("s0", "e1", "s1", "e0");
+	link2("s1", "e1", "s2", "e0");
+	link2("s2", "e1", "s0", "e0");
+	ring3_tail(0, 0);
+	steps(2);
+	ring3_tail(0.6, 300);
+	step();
+	ck_assert_uint_eq(n_firing(), 0);
+	ring3_tail(0, 0);
+	steps(2);
+	ring3_tail(0.6, 0);
+	step();
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_PFC_DEADLOCK, "s0", "e1", true, NULL));
+	ck_assert_uint_eq(n_firing(), 1);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+static bool drop_firing_at_gpu9(void)
+{
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	bool f = find(&s, RULES_LOSSLESS_DROP, "gpu9", "mlx5_1", true, NULL);
+	rules_snapshot_free(&s);
+	return f;
+}
+
+/* A target removed by a reload (its series withdrawn, as fabmond does)
+ * leaves the engine's view, and its firing incident resolves instead of
+ * being held as if it had only gone silent. */
+START_TEST(test_removed_target_leaves_the_view)
+{
+	link2("leaf0", "Ethernet0", "gpu9", "mlx5_1");
+	set("leaf0", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0);
+	set("leaf5", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0);
+	set("gpu9", "mlx5_1", FM_C_NIC_OUT_OF_BUFFER, 0, 0);
+	steps(2);
+	set("gpu9", "mlx5_1", FM_C_NIC_OUT_OF_BUFFER, 0, 500);
+	step();
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_LOSSLESS_DROP, "gpu9", "mlx5_1", true, NULL));
+	size_t before = s.ports;
+	rules_snapshot_free(&s);
+	ck_assert_uint_eq(before, 3);
+
+	/* Silence alone holds the incident (and is target_silent). */
+	stop_device("gpu9");
+	steps(12);
+	ck_assert(drop_firing_at_gpu9());
+	/* Removed: leaf5 goes with its series; gpu9 has gone from the
+	 * store but is still cabled (the link table lists it) until the
+	 * link goes too. */
+	stop_device("leaf5");
+	ck_assert_uint_eq(
+	    store_withdraw_owner(F.st, store_intern(F.st, "gpu9")), 1);
+	ck_assert_uint_eq(
+	    store_withdraw_owner(F.st, store_intern(F.st, "leaf5")), 1);
+	step();
+	rules_snapshot(F.r, false, &s);
+	ck_assert_uint_eq(s.ports, 2);
+	rules_snapshot_free(&s);
+	steps(12);
+	ck_assert(drop_firing_at_gpu9()); /* cabled: held */
+	links_forget_lldp(F.l, "leaf0", "Ethernet0");
+	steps(12);
+	rules_snapshot(F.r, false, &s);
+	ck_assert_uint_eq(s.n_active, 0);
+	ck_assert_uint_ge(s.n_recent, 1);
+	ck_assert_str_eq(s.recent[0].subjects[0].device, "gpu9");
+	ck_assert_uint_eq(s.ports, 1);
 	rules_snapshot_free(&s);
 }
 END_TEST
@@ -697,7 +744,7 @@ static void incast(unsigned senders)
 START_TEST(test_incast_receiver_and_senders)
 {
 	incast(4);
-	steps(3);
+	steps(2); /* no rates yet, then one sample (incast_for 1 s) */
 	struct rules_snapshot s;
 	const struct rules_incident *in;
 	rules_snapshot(F.r, false, &s);
@@ -712,18 +759,74 @@ END_TEST
 
 START_TEST(test_incast_needs_k_senders)
 {
-	incast(2); /* default k is 3 */
+	incast(1); /* default k is 2 */
 	steps(4);
 	ck_assert_uint_eq(n_firing(), 0);
+}
+END_TEST
+
+/* Two senders at one receiver are an incast (a parameter server's
+ * step): with the defaults (k = 2, incast_for 1 s) it fires on the
+ * first sample that shows it. */
+START_TEST(test_incast_two_senders_fire_on_one_sample)
+{
+	incast(2);
+	step(); /* first sample: no rates */
+	ck_assert_uint_eq(n_firing(), 0);
+	step();
+	struct rules_snapshot s;
+	const struct rules_incident *in;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_INCAST, "r0", "mlx5_0", true, &in));
+	ck_assert(has_subject(in, "s0", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(has_subject(in, "s1", "mlx5_0", RULES_ROLE_VICTIM));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+/* An operator who wants only sustained incasts raises incast_for: at
+ * 3 s, steps as long as one sample (or straddling two) never fire; the
+ * same two senders held for three samples do. */
+START_TEST(test_incast_for_configurable)
+{
+	teardown();
+	fab_up("rules:\n  incast_for: 3s\n");
+	incast(2);
+	step(); /* first sample: no rates */
+	for (int burst = 0; burst < 6; burst++) {
+		/* Alternately one sample long and straddling two. */
+		for (int k = 0; k < 1 + burst % 2; k++) {
+			set("r0", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, 1e5);
+			set("r0", "mlx5_0", FM_C_CNP_SENT, 0, 5e3);
+			set("s0", "mlx5_0", FM_C_CNP_HANDLED, 0, 1e3);
+			set("s1", "mlx5_0", FM_C_CNP_HANDLED, 0, 1e3);
+			step();
+			ck_assert_uint_eq(n_firing(), 0);
+		}
+		set("r0", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, 0);
+		set("r0", "mlx5_0", FM_C_CNP_SENT, 0, 0);
+		set("s0", "mlx5_0", FM_C_CNP_HANDLED, 0, 0);
+		set("s1", "mlx5_0", FM_C_CNP_HANDLED, 0, 0);
+		step();
+		ck_assert_uint_eq(n_firing(), 0);
+	}
+	incast(2);
+	steps(2);
+	ck_assert_uint_eq(n_firing(), 0);
+	step();
+	ck_assert_uint_eq(n_firing(), 1);
 }
 END_TEST
 
 START_TEST(test_incast_k_configurable)
 {
 	teardown();
-	fab_up("rules:\n  incast_senders: 2\n");
+	fab_up("rules:\n  incast_senders: 3\n");
 	incast(2);
-	steps(3);
+	steps(4);
+	ck_assert_uint_eq(n_firing(), 0);
+	incast(3); /* s2's first sample gives no rate yet */
+	steps(4);
 	ck_assert_uint_eq(n_firing(), 1);
 }
 END_TEST
@@ -857,7 +960,7 @@ START_TEST(test_incast_needs_a_congested_last_hop)
 	steps(4);
 	ck_assert_uint_eq(n_firing(), 0);
 	set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 1e6);
-	steps(2);
+	steps(3);
 	ck_assert_uint_eq(n_firing(), 1);
 }
 END_TEST
@@ -866,17 +969,17 @@ END_TEST
  * handling CNPs. */
 START_TEST(test_incast_counts_paused_senders)
 {
-	incast(2);
+	incast(1); /* with k = 2, the paused one makes the second */
 	link2("leaf0", "Ethernet8", "p0", "mlx5_0");
 	set("p0", "mlx5_0", FM_C_CNP_HANDLED, 0, 0);
 	set("leaf0", "Ethernet8", FM_C_PFC_TX_PAUSE, 3, 0.5);
-	steps(3);
+	steps(4);
 	struct rules_snapshot s;
 	const struct rules_incident *in;
 	rules_snapshot(F.r, false, &s);
 	ck_assert(find(&s, RULES_INCAST, "r0", "mlx5_0", true, &in));
 	ck_assert(has_subject(in, "p0", "mlx5_0", RULES_ROLE_VICTIM));
-	ck_assert(has_subject(in, "s1", "mlx5_0", RULES_ROLE_VICTIM));
+	ck_assert(has_subject(in, "s0", "mlx5_0", RULES_ROLE_VICTIM));
 	rules_snapshot_free(&s);
 }
 END_TEST
@@ -1085,6 +1188,11 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_storm_origin_three_hops_upstream);
 	tcase_add_test(tc, test_storm_origin_unmonitored_nic);
 	tcase_add_test(tc, test_storm_from_frames_at_link_speed);
+	tcase_add_test(tc, test_storm_fires_on_its_onset_sample);
+	tcase_add_test(tc, test_storm_tail_shorter_than_storm_for_waits);
+	tcase_add_test(tc, test_pause_bursts_are_not_a_storm);
+	tcase_add_test(tc, test_deadlock_fires_on_its_onset_sample);
+	tcase_add_test(tc, test_removed_target_leaves_the_view);
 	tcase_add_test(tc, test_spreading_tree_from_congested_egress);
 	tcase_add_test(tc, test_deadlock_cycle);
 	tcase_add_test(tc, test_cycle_with_progress_is_not_deadlock);
@@ -1100,6 +1208,8 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_incast_receiver_and_senders);
 	tcase_add_test(tc, test_incast_needs_k_senders);
 	tcase_add_test(tc, test_incast_k_configurable);
+	tcase_add_test(tc, test_incast_two_senders_fire_on_one_sample);
+	tcase_add_test(tc, test_incast_for_configurable);
 	tcase_add_test(tc, test_link_flap);
 	tcase_add_test(tc, test_target_silent);
 	tcase_add_test(tc, test_rail_misalignment);
