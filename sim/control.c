@@ -246,9 +246,12 @@ struct sim_control *sim_control_new(const char *addr, char *err, size_t errlen)
 			   : ((struct sockaddr_in *)&bound)->sin_port);
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
+	/* epoll, not select: a fabsim serving a thousand gNMI targets
+	 * holds thousands of descriptors, and select() cannot take a
+	 * connection numbered past FD_SETSIZE. */
 	c->daemon = MHD_start_daemon(
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
-		(v6 ? MHD_USE_IPv6 : 0),
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+		MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
 	    0, NULL, NULL, handle, c, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, c,
 	    MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
 	    completed, c, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,

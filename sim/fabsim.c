@@ -859,6 +859,17 @@ static int write_config(const struct fabsim *f)
 	int rc = 0;
 	if (fflush(out) || fsync(fileno(out)))
 		rc = -errno;
+	/* fabmond refuses a bigger file: say so here rather than leave a
+	 * caller waiting for a fabmond that exited at once. */
+	long size = ftell(out);
+	if (!rc && size > (long)CFG_MAX_FILE_BYTES)
+		fprintf(stderr,
+			"fabsim: warning: --emit-config %s: %ld bytes, more "
+			"than fabmond loads (%ld)%s\n",
+			path, size, (long)CFG_MAX_FILE_BYTES,
+			f->o.no_static_links
+			    ? ""
+			    : "; --no-static-links leaves the cabling out");
 	if (fclose(out) && !rc)
 		rc = -errno;
 	if (!rc && rename(tmp, path))
