@@ -90,17 +90,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define GT_NS		 INT64_C(1000000000)
-#define GT_MAX_WAIT_NS	 GT_NS
-#define GT_QUEUE_SOFT	 256
-#define GT_QUEUE_HARD	 16384
+#define GT_NS	       INT64_C(1000000000)
+#define GT_MAX_WAIT_NS GT_NS
+#define GT_QUEUE_SOFT  256
+#define GT_QUEUE_HARD  16384
 /* The same bounds in bytes: messages run up to GT_CHUNK_BYTES, so a
  * count alone would let a thousand slow streams hold gigabytes. */
 #define GT_QUEUE_SOFT_BYTES (4u << 20)
 #define GT_QUEUE_HARD_BYTES (32u << 20)
-#define GT_CHUNK_UPDATES 512
-#define GT_CHUNK_BYTES	 (1024 * 1024)
-#define GT_BIND_RETRIES	 50
+#define GT_CHUNK_UPDATES    512
+#define GT_CHUNK_BYTES	    (1024 * 1024)
+#define GT_BIND_RETRIES	    50
+/* The loop wakes for its timers on this grid: a sample is late by up
+ * to this much, never early, and a loop whose thousand targets fall
+ * due at scattered times walks them at most 1/GT_TIMER_GRAIN_NS times
+ * a second rather than once per target. */
+#define GT_TIMER_GRAIN_NS INT64_C(5000000)
 
 #define container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
@@ -150,6 +155,7 @@ struct gt_value {
 		bool b;
 		char *s; /* GT_STRING, GT_JSON: owned */
 	};
+	size_t len; /* of s, without its NUL: counted once, when set */
 };
 
 enum gt_stage {
@@ -428,7 +434,7 @@ static bool value_equal(const struct gt_value *a, const struct gt_value *b)
 		return a->b == b->b;
 	case GT_STRING:
 	case GT_JSON:
-		return strcmp(a->s, b->s) == 0;
+		return a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
 	}
 	return false;
 }
@@ -550,14 +556,15 @@ static void typed_value_set(Gnmi__TypedValue *tv, const struct gt_value *v,
 			break;
 		}
 	}
-	const char *body;
+	ProtobufCBinaryData data;
 	if (v->type == GT_JSON) {
-		body = v->s;
+		data.len = v->len;
+		data.data = (uint8_t *)v->s;
 	} else {
 		*text = json_text(v, enc != GNMI__ENCODING__JSON);
-		body = *text;
+		data.len = strlen(*text);
+		data.data = (uint8_t *)*text;
 	}
-	ProtobufCBinaryData data = { strlen(body), (uint8_t *)body };
 	if (enc == GNMI__ENCODING__JSON) {
 		tv->value_case = GNMI__TYPED_VALUE__VALUE_JSON_VAL;
 		tv->json_val = data;
@@ -1152,7 +1159,7 @@ static void stream_emit(struct gt_call *c, const struct gt_batch *b)
 		       bytes < GT_CHUNK_BYTES) {
 			const struct gt_value *v = &b->v[i + n].leaf->pub;
 			if (v->type == GT_STRING || v->type == GT_JSON)
-				bytes += strlen(v->s);
+				bytes += v->len;
 			bytes += 64;
 			n++;
 		}
@@ -1247,8 +1254,8 @@ static int64_t stream_service(struct gt_call *c, int64_t now)
 	struct gt_batch b = { 0 };
 	int64_t due = INT64_MAX;
 	bool can_send = !t->silent && !st->need_initial;
-	if (can_send && (c->q_len >= GT_QUEUE_SOFT ||
-			 c->q_bytes >= GT_QUEUE_SOFT_BYTES)) {
+	if (can_send &&
+	    (c->q_len >= GT_QUEUE_SOFT || c->q_bytes >= GT_QUEUE_SOFT_BYTES)) {
 		can_send = false;
 		if (st->skipped++ == 0)
 			log_warn("sim",
@@ -1906,6 +1913,9 @@ static void loop_run_due(struct gnmi_target_loop *loop, int64_t now)
 		due = min64(due, t->next_due);
 	}
 	pthread_mutex_unlock(&loop->lock);
+	if (due != INT64_MAX && due <= INT64_MAX - GT_TIMER_GRAIN_NS)
+		due += GT_TIMER_GRAIN_NS - 1 -
+		       (due + GT_TIMER_GRAIN_NS - 1) % GT_TIMER_GRAIN_NS;
 	loop->next_due = due;
 }
 
@@ -2285,16 +2295,24 @@ void gnmi_target_leaf_set_bool(struct gnmi_target_leaf *l, bool v)
 	leaf_stage(l, (struct gt_value){ .type = GT_BOOL, .b = v });
 }
 
+/* A text value: a copy of s with its length. */
+static struct gt_value value_text(enum gt_type type, const char *s)
+{
+	size_t n = strlen(s);
+	struct gt_value v = { .type = type, .len = n };
+	v.s = xmalloc(n + 1);
+	memcpy(v.s, s, n + 1);
+	return v;
+}
+
 void gnmi_target_leaf_set_string(struct gnmi_target_leaf *l, const char *v)
 {
-	leaf_stage(l, (struct gt_value){ .type = GT_STRING,
-					 .s = xstrdup(v ? v : "") });
+	leaf_stage(l, value_text(GT_STRING, v ? v : ""));
 }
 
 void gnmi_target_leaf_set_json(struct gnmi_target_leaf *l, const char *json)
 {
-	leaf_stage(l, (struct gt_value){ .type = GT_JSON,
-					 .s = xstrdup(json ? json : "null") });
+	leaf_stage(l, value_text(GT_JSON, json ? json : "null"));
 }
 
 void gnmi_target_leaf_delete(struct gnmi_target_leaf *l)
