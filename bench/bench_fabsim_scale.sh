@@ -1,116 +1,190 @@
 #!/bin/sh
 # bench_fabsim_scale: one fabsim process serving a generated fabric of
-# about a thousand switches (default: 32 spines, 960 leaves of 64 ports,
-# 3,840 hosts with 8 NICs) over gNMI at 1 s sampling, every switch
-# subscribed by a real fabmond on fabsim's emitted config (gNMI only).
-# Prints fabsim's CPU (user+sys seconds per second of wall time), the
-# model's step cost, the publish cost per switch and the publish
-# interval fabsim can sustain on one core, and fabmond's CPU. Prints
-# figures; never fails on time.
+# a thousand switches over gNMI at 1 s sampling, every switch subscribed
+# by a real fabmond on fabsim's emitted config (gNMI only). The default
+# fabric is 40 spines and 960 leaves, 1,000 switches each with at least
+# 64 ports: a leaf has 32 host ports (3,840 hosts with 8 NICs,
+# rail-optimised) and 40 uplinks, 72 ports; a spine one port per leaf,
+# 960; 107,520 switch ports in all.
+#
+# Prints, from per-thread CPU time in /proc (user+sys, seconds of CPU
+# per second of wall time; one core = 1.0) over a steady-state window:
+# fabsim's total, its run loop (the model's steps and the publish that
+# formats every switch's counters; fabsim's own accounting splits the
+# two), the gNMI target loop thread and gRPC's threads (serving), the
+# serving cost per switch and per port per sample round, whether it all
+# fits one core and how many such switches one core would serve at 1 s
+# (extrapolated from the per-switch cost); and fabmond's CPU. CPU time
+# does not depend much on how busy the machine is, but the load average
+# is printed with the figures. Prints figures; never fails on time.
 #
 #   bench/bench_fabsim_scale.sh [BUILD_DIR] [SECONDS]
-#   SPINES=8 LEAVES=64 HOSTS=512 NICS=8 FLAVOURS=sonic,arista,openconfig
-#   PUBLISH=5s (fabmond then samples every 5 s too) ...
+#   SPINES=40 LEAVES=960 HOSTS=3840 NICS=8 FLAVOURS=sonic,arista,openconfig
+#   PUBLISH=5s (fabmond then samples every 5 s too) LOAD=0.5
+#   STATIC_LINKS=1 also declares the cabling in fabmond's config (61,440
+#   links, a few MB: more than fabmond's config file limit at this size)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$src/build"}
 secs=${2:-30}
-spines=${SPINES:-32}
+spines=${SPINES:-40}
 leaves=${LEAVES:-960}
 hosts=${HOSTS:-3840}
 nics=${NICS:-8}
 flavours=${FLAVOURS:-sonic}
 load=${LOAD:-0.5}
 publish=${PUBLISH:-1s}
+links=--no-static-links
+[ "${STATIC_LINKS:-0}" = 1 ] && links=""
 work=$(mktemp -d "${TMPDIR:-/tmp}/fabsim-scale.XXXXXX")
 sim=""
 fm=""
+# Stops PID: TERM, then KILL if it is not gone within 10 s (a fabsim
+# closing a thousand targets on a loaded machine can take long).
+stop() {
+	kill "$1" 2>/dev/null || return 0
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -KILL "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
 cleanup() {
-	[ -n "$fm" ] && kill "$fm" 2>/dev/null && wait "$fm" 2>/dev/null
-	[ -n "$sim" ] && kill "$sim" 2>/dev/null && wait "$sim" 2>/dev/null
+	[ -n "$fm" ] && stop "$fm"
+	[ -n "$sim" ] && stop "$sim"
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 
-cpu_ticks() { # PID: utime+stime in clock ticks
-	awk '{print $14 + $15}' "/proc/$1/stat"
+# PID: one line per thread, "tid comm utime+stime" in clock ticks (the
+# fields after the parenthesised comm, which may hold spaces).
+threads() {
+	for f in /proc/"$1"/task/*/stat; do
+		cat "$f" 2>/dev/null || true
+	done | sed 's/^\([0-9]*\) (\(.*\)) /\1 \2|/' | awk -F'|' '{
+		split($1, h, " "); n = split($2, a, " ")
+		name = substr($1, length(h[1]) + 2); gsub(/ /, "_", name)
+		print h[1], name, a[12] + a[13] }'
+}
+cpu_ticks() { # PID: utime+stime of the whole process in clock ticks
+	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
 }
 hz=$(getconf CLK_TCK)
+die() {
+	echo "$1" >&2
+	[ -f "$2" ] && tail -n 20 "$2" >&2
+	exit 1
+}
 
 echo "fabsim scale: $spines spines, $leaves leaves, $hosts hosts x $nics NICs," \
 	"flavours $flavours, load $load, publish and sampling every $publish"
+echo "machine: $(nproc) CPUs, load average$(uptime | sed 's/.*load average//')"
 "$build/fabsim" --spines "$spines" --leaves "$leaves" --hosts "$hosts" \
 	--nics "$nics" --flavours "$flavours" --load "$load" --no-snmp \
-	--publish "$publish" \
+	--publish "$publish" $links \
 	--control 127.0.0.1:0 --emit-config "$work/fabmon.yaml" \
 	--fabmond-listen 127.0.0.1:0 --profiles-dir "$src/etc/profiles" \
 	-v 2>"$work/fabsim.log" &
 sim=$!
+sim_pid=$sim
+t0=$(date +%s.%N)
 i=0
-until [ -s "$work/fabmon.yaml" ]; do
+until [ -s "$work/fabmon.yaml" ] && grep -q '^targets:' "$work/fabmon.yaml"; do
 	i=$((i + 1))
 	if [ $i -gt 600 ] || ! kill -0 $sim 2>/dev/null; then
-		echo "fabsim did not start:" >&2
-		cat "$work/fabsim.log" >&2
-		exit 1
+		die "fabsim did not start:" "$work/fabsim.log"
 	fi
 	sleep 0.1
 done
+sleep 0.5 # the file is written at once, but let it be closed
 ctl=$(sed -n 's|^# fabsim control: \(http://.*\)$|\1|p' "$work/fabmon.yaml")
 switches=$(grep -c '^  - name:' "$work/fabmon.yaml")
+echo "fabsim serving after $(echo "$(date +%s.%N) $t0" |
+	awk '{printf "%.1f", $1 - $2}') s; config $(wc -c <"$work/fabmon.yaml") bytes"
 # The gNMI collector's threads and connection limit for a thousand
 # targets.
 printf 'gnmi:\n  threads: 2\n  max_connecting: 256\n' >>"$work/fabmon.yaml"
 t0=$(date +%s.%N)
-c0=$(cpu_ticks $sim)
 "$build/fabmond" -f -c "$work/fabmon.yaml" 2>"$work/fabmond.log" &
 fm=$!
 
-# Wait (bounded) until every switch has a stream open.
+# Wait (bounded) until every switch has a stream open; give up at once
+# if either process is gone.
 streamed() {
-	curl -s "$ctl/status" | tr '{' '\n' | grep -c '"streams":[1-9]' || true
+	curl -s -m 10 "$ctl/status" | tr '{' '\n' | grep -c '"streams":[1-9]' ||
+		true
 }
 i=0
-while [ "$(streamed)" -lt "$switches" ] && [ $i -lt 300 ]; do
+while [ "$(streamed)" -lt "$switches" ] && [ $i -lt 120 ]; do
+	# (at most two minutes: on a busy machine a thousand subscriptions
+	# may not all settle; the costs are then per subscribed switch)
+	kill -0 $fm 2>/dev/null || die "fabmond exited:" "$work/fabmond.log"
+	kill -0 $sim 2>/dev/null || die "fabsim exited:" "$work/fabsim.log"
 	sleep 1
 	i=$((i + 1))
 done
 n=$(streamed)
-t1=$(date +%s.%N)
-echo "subscribed: $n of $switches switches after $(echo "$t1 $t0" | awk '{printf "%.1f", $1 - $2}') s"
+echo "subscribed: $n of $switches switches after $(echo "$(date +%s.%N) $t0" |
+	awk '{printf "%.1f", $1 - $2}') s"
 
-# Steady state.
+# Steady state: let the subscriptions' first dumps go by.
 sleep 5
-s0=$(cpu_ticks $sim)
+threads $sim >"$work/t0"
 f0=$(cpu_ticks $fm)
 w0=$(date +%s.%N)
 sleep "$secs"
-s1=$(cpu_ticks $sim)
+threads $sim >"$work/t1"
 f1=$(cpu_ticks $fm)
 w1=$(date +%s.%N)
+# Serving costs are per subscribed switch (all of them, normally).
+n1=$(streamed)
+served=$(( (n + n1) / 2 ))
+echo "subscribed during the window: $n at its start, $n1 at its end"
+[ "$served" -gt 0 ] || served=1
+kill -0 $fm 2>/dev/null || die "fabmond exited:" "$work/fabmond.log"
 wall=$(echo "$w1 $w0" | awk '{print $1 - $2}')
-sim_cpu=$(echo "$s1 $s0 $hz $wall" | awk '{printf "%.3f", ($1 - $2) / $3 / $4}')
-fm_cpu=$(echo "$f1 $f0 $hz $wall" | awk '{printf "%.3f", ($1 - $2) / $3 / $4}')
-kill -TERM $sim
-wait $sim || true
-sim=""
+# fabsim's own report, every 10 s with -v: the last one.
 last=$(grep 'cpu .* s/s' "$work/fabsim.log" | tail -n 1)
-echo "fabsim: $last"
-echo "fabsim CPU over ${secs} s of steady state: $sim_cpu s/s (one core = 1.0)"
-echo "fabmond CPU over the same window: $fm_cpu s/s"
+echo "fabsim's own report: ${last#fabsim: }"
+ports=$(echo "$spines $leaves $hosts $nics" |
+	awk '{ print $1 * $2 + $2 * ($1 + $3 * $4 / $2) }')
 step=$(echo "$last" | sed -n 's/.*model step \([0-9.]*\) ms\/tick.*/\1/p')
 pub=$(echo "$last" | sed -n 's/.*publish \([0-9.]*\) ms per switch.*/\1/p')
-grpc=$(echo "$last" | sed -n 's/.*gRPC \([0-9.]*\) ms per switch.*/\1/p')
-if [ -n "$step" ] && [ -n "$pub" ] && [ -n "$grpc" ]; then
-	# CPU-time costs, independent of how busy the machine is.
-	echo "$step $pub $grpc $switches" | awk '{
-		model = $1 * 10 / 1000     # CPU s per s at 10 ticks/s
-		sw = ($2 + $3) / 1000      # CPU s per switch per sample round
-		printf "per second of simulated time: model %.3f s of CPU (%.1f ms per 100 ms tick)\n", model, $1
-		printf "per switch per sample round: %.3f ms (publish %.3f + gRPC %.3f)\n", sw * 1000, $2, $3
-		printf "this fabric (%d switches) at 1 s sampling needs %.2f cores (model %.2f + serving %.2f)\n", $4, model + $4 * sw, model, $4 * sw
-		if (model < 1)
-			printf "one core: these %d switches at %.2f s sampling; or %d switches like these at 1 s besides this model\n", $4, $4 * sw / (1 - model), (1 - model) / sw
-		printf "serving alone (model aside): %d switches like these per core at 1 s\n", 1 / sw
-	}'
-fi
+echo "load average after: $(uptime | sed 's/.*load average: //')"
+# Per-thread CPU over the window: the run loop is the thread whose id
+# is the process's, gnmi-target the target library's loop, the rest
+# gRPC's threads (and the control endpoint's, which is idle here).
+awk -v hz="$hz" -v wall="$wall" -v pid="$sim_pid" -v sw="$switches" \
+	-v served="$served" \
+	-v ports="$ports" -v step="${step:-0}" -v pub="${pub:-0}" \
+	-v secs="$secs" -v fm="$(echo "$f1 $f0 $hz $wall" |
+		awk '{printf "%.3f", ($1 - $2) / $3 / $4}')" '
+	FNR == NR { c0[$1] = $3; next }
+	{
+		d = ($3 - c0[$1]) / hz / wall
+		if ($1 == pid) loop += d
+		else if ($2 == "gnmi-target") tgt += d
+		else grpc += d
+		total += d
+	}
+	END {
+		# The run loop steps the model 10 times a second and
+		# publishes every switch once per round.
+		model = step * 10 / 1000
+		if (model > loop) model = loop
+		fmt = loop - model
+		serve = fmt + tgt + grpc
+		printf "fabric: %d switches, %d switch ports (%.0f per switch)\n", sw, ports, ports / sw
+		printf "fabsim CPU over %d s (s/s, one core = 1.0): total %.3f\n", secs, total
+		printf "  run loop %.3f: model %.3f (%.2f ms per 100 ms tick), publish %.3f (%.3f ms per switch)\n", loop, model, step, fmt, pub
+		printf "  gNMI target loop %.3f, gRPC threads %.3f\n", tgt, grpc
+		per = serve / served
+		printf "  serving (publish + target loop + gRPC) %.3f for %d subscribed switches: %.3f ms per switch, %.2f us per port per sample round\n", serve, served, per * 1000, per / (ports / sw) * 1e6
+		printf "fits one core: %s (%.2f cores; all %d switches subscribed: %.2f)\n", total <= 1 ? "yes" : "no", total, sw, model + per * sw
+		if (per > 0 && model < 1)
+			printf "extrapolated from the per-switch cost: one core serves %d switches like these at 1 s besides this model, %d with serving alone\n", (1 - model) / per, 1 / per
+		printf "fabmond CPU over the same window: %.3f s/s\n", fm
+	}' "$work/t0" "$work/t1"
