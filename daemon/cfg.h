@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CFG_MAX_FILE_BYTES (256 * 1024)
+#define CFG_MAX_FILE_BYTES (16 * 1024 * 1024)
 #define CFG_MAX_DEPTH	   32
 #define CFG_DEFAULT_PORT   "9465"
 

@@ -680,14 +680,16 @@ START_TEST(test_file_too_large_is_refused)
 	make_temp(path, sizeof path, buf, n + 1);
 	ck_assert_ptr_null(cfg_load(path, err, sizeof err));
 	char want[4200];
-	snprintf(want, sizeof want, "%s: file is larger than 262144 bytes",
-		 path);
+	snprintf(want, sizeof want, "%s: file is larger than %zu bytes", path,
+		 (size_t)CFG_MAX_FILE_BYTES);
 	ck_assert_str_eq(err, want);
 	unlink(path);
 
 	ck_assert_ptr_null(
 	    cfg_load_buffer("big.yaml", buf, n + 1, err, sizeof err));
-	ck_assert_str_eq(err, "big.yaml: file is larger than 262144 bytes");
+	snprintf(want, sizeof want, "big.yaml: file is larger than %zu bytes",
+		 (size_t)CFG_MAX_FILE_BYTES);
+	ck_assert_str_eq(err, want);
 	free(buf);
 }
 END_TEST
