@@ -46,6 +46,8 @@
 
 #define NS_PER_MS UINT64_C(1000000)
 #define NS_PER_S  UINT64_C(1000000000)
+/* The longest delay of the run loop the model catches up at once. */
+#define FABSIM_CATCHUP_NS (2 * NS_PER_S)
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE   2
@@ -164,7 +166,7 @@ static void usage(FILE *f)
 		"DIR\n"
 		"      --nic-hosts LIST    all (default), none, or h1,h2,...\n"
 		"      --nic-interval DUR  NIC tree write interval (default "
-		"1s)\n"
+		"every tick)\n"
 		"      --control H:P       control endpoint (HTTP, loopback "
 		"only)\n"
 		"fabmond:\n"
@@ -321,7 +323,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	memset(o, 0, sizeof *o);
 	o->tick_ns = 100 * NS_PER_MS;
 	o->publish_ns = NS_PER_S;
-	o->nic_ns = NS_PER_S;
+	o->nic_ns = 0; /* every tick */
 	o->address = "127.0.0.1";
 	o->community = "public";
 	o->profiles_dir = FABMON_PROFILEDIR;
@@ -1167,7 +1169,12 @@ static void report(struct fabsim *f, uint64_t wall_ns)
 static int run(struct fabsim *f)
 {
 	const struct opts *o = &f->o;
-	uint64_t start = mono_ns(), prev = start;
+	uint64_t start = mono_ns(), prev = start, owed = 0;
+	/* Samples are stamped with the wall time their counters describe
+	 * (the start plus model time), not the time of the publish: when
+	 * the model lags the wall clock, counter deltas over timestamp
+	 * deltas stay the model's rates, as a real device's do. */
+	int64_t real0 = real_ns() - (int64_t)sim_model_now_ns(f->m);
 	uint64_t next_tick = start + o->tick_ns, next_pub = start;
 	uint64_t next_nic = start + o->nic_ns,
 		 next_report = start + 10 * NS_PER_S;
@@ -1177,14 +1184,21 @@ static int run(struct fabsim *f)
 		uint64_t now = mono_ns();
 		if (end && now >= end)
 			break;
-		uint64_t dt = now - prev;
+		/* The model keeps wall time (the NIC trees carry no
+		 * timestamp: a reader's clock times them): the time
+		 * elapsed is stepped in whole ticks of o->tick_ns, the rest
+		 * waits for the next round, so a late loop catches up with
+		 * ticks of the usual length (the model's pause dynamics
+		 * count per tick). Only a stall longer than
+		 * FABSIM_CATCHUP_NS is lost, as lag. */
+		owed += now - prev;
 		prev = now;
-		if (dt > SIM_MODEL_MAX_TICK_NS) {
-			f->lag_ns += dt - SIM_MODEL_MAX_TICK_NS;
-			dt = SIM_MODEL_MAX_TICK_NS;
+		if (owed > FABSIM_CATCHUP_NS) {
+			f->lag_ns += owed - FABSIM_CATCHUP_NS;
+			owed = FABSIM_CATCHUP_NS;
 		}
-		if (dt == 0)
-			dt = 1;
+		uint64_t steps = owed / o->tick_ns;
+		owed -= steps * o->tick_ns;
 		if (f->ctl) {
 			struct sim_control_cmd *c;
 			while ((c = sim_control_next(f->ctl)))
@@ -1202,23 +1216,27 @@ static int run(struct fabsim *f)
 					"(loop %u)\n",
 					f->loops);
 		}
-		int rc = sim_scenario_apply(f->scn, f->m, pos);
-		if (rc && !f->apply_warned) {
-			fprintf(stderr,
-				"fabsim: the model refused a scenario event "
-				"(%s)\n",
-				strerror(-rc));
-			f->apply_warned = true;
-		}
 		uint64_t c0 = cpu_ns();
-		sim_model_step(f->m, dt);
+		for (uint64_t k = 0; k < steps; k++) {
+			int rc = sim_scenario_apply(f->scn, f->m,
+						    pos + k * o->tick_ns);
+			if (rc && !f->apply_warned) {
+				fprintf(stderr,
+					"fabsim: the model refused a scenario "
+					"event (%s)\n",
+					strerror(-rc));
+				f->apply_warned = true;
+			}
+			sim_model_step(f->m, o->tick_ns);
+			f->n_ticks++;
+		}
 		uint64_t t1 = mono_ns(), c1 = cpu_ns();
 		f->step_ns += c1 - c0;
-		f->n_ticks++;
 		apply_faults(f, pos);
 		if (t1 >= next_pub) {
-			size_t n = sim_serve_gnmi_publish(f->gnmi, f->m,
-							  real_ns(), false);
+			size_t n = sim_serve_gnmi_publish(
+			    f->gnmi, f->m,
+			    real0 + (int64_t)sim_model_now_ns(f->m), false);
 			f->pub_ns += cpu_ns() - c1;
 			f->n_pub_sw += n;
 			f->n_pubs++;
@@ -1239,9 +1257,15 @@ static int run(struct fabsim *f)
 			report(f, now - start);
 			next_report += 10 * NS_PER_S;
 		}
+		/* The next tick on the same grid as the model's ticks, so
+		 * how far the model trails wall time (the NIC trees' skew)
+		 * is only the loop's lateness, not a phase a late round
+		 * left behind. */
 		next_tick += o->tick_ns;
-		if (next_tick <= mono_ns())
-			next_tick = mono_ns() + 1;
+		uint64_t t2 = mono_ns();
+		if (next_tick <= t2)
+			next_tick +=
+			    ((t2 - next_tick) / o->tick_ns + 1) * o->tick_ns;
 		wait_until(f, next_tick);
 	}
 	if (o->verbose)

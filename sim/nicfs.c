@@ -5,7 +5,8 @@
  * rewrites (the model's counters) and per state file; the files with no
  * model behind them (error counters, attributes) are written once at
  * creation. A tick costs one pread-free pwrite per file whose value
- * changed and one ethtool file (a few KB: open, write, close, rename).
+ * changed and one ethtool file (a few KB: open, write, close, rename)
+ * per port whose text changed (an idle port's is kept).
  */
 #include "config.h"
 
@@ -119,6 +120,8 @@ struct nf_port {
 	int up;		  /* -1: not written yet */
 	uint8_t pfc_seen; /* priorities that ever had pause */
 	char *eth_path, *eth_tmp;
+	char *eth_last; /* the text last written, to skip unchanged ones */
+	size_t eth_last_len;
 };
 
 struct sim_nicfs {
@@ -591,6 +594,9 @@ static int write_eth(struct sim_nicfs *w, struct nf_port *np,
 		     const struct sim_model_nic_port *c)
 {
 	size_t len = ethtool_text(w, np, c);
+	if (np->eth_last && np->eth_last_len == len &&
+	    memcmp(np->eth_last, w->text, len) == 0)
+		return 0;
 	int fd =
 	    open(np->eth_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -600,6 +606,11 @@ static int write_eth(struct sim_nicfs *w, struct nf_port *np,
 	close(fd);
 	if (rc == 0 && rename(np->eth_tmp, np->eth_path) < 0)
 		rc = -errno;
+	if (rc == 0) {
+		np->eth_last = xrealloc(np->eth_last, len ? len : 1);
+		memcpy(np->eth_last, w->text, len);
+		np->eth_last_len = len;
+	}
 	return rc;
 }
 
@@ -702,6 +713,7 @@ void sim_nicfs_free(struct sim_nicfs *w)
 				close(fds[k]);
 		free(p->eth_path);
 		free(p->eth_tmp);
+		free(p->eth_last);
 	}
 	free(w->ports);
 	free(w->hosts);
