@@ -293,6 +293,7 @@ struct rules {
 	uint32_t n_ports, cap_ports;
 	store_label *pdev, *pname;
 	uint32_t *devi;
+	int64_t *plast; /* newest arrival of the port's series this tick */
 	int32_t *peer;
 	uint8_t *is_nic; /* sticky: NIC counters seen */
 	uint8_t *valid;	 /* bit 0: a fresh rate this tick; bit 1: any
@@ -328,6 +329,16 @@ struct rules {
 	uint8_t *dfresh; /* a fresh series this tick */
 	uint8_t *dseen;	 /* ever had data */
 	int64_t *dage;	 /* youngest series' age this tick */
+	int64_t *dlast;	 /* newest arrival (figures' ms), INT64_MIN: none */
+	/* Per (device, priority): the arrival (figures' ms) of the data
+	 * that first showed the device pausing (pw >= pause_ratio),
+	 * storming (pw >= storm_ratio) in the current stretch (0: not),
+	 * and released (no longer paused while pausing); whether it was
+	 * paused at the last tick. */
+	int64_t *donset, *dsonset, *drelease;
+	uint8_t *dwas_paused;
+	int64_t now_ms;	    /* this tick on the figures' scale */
+	uint32_t def_iv_ms; /* the store's default interval */
 	uint32_t *dstamp;
 	uint8_t *dcolour;
 	uint32_t stamp;
@@ -581,6 +592,12 @@ void rules_free(struct rules *r)
 	free(r->dfresh);
 	free(r->dseen);
 	free(r->dage);
+	free(r->dlast);
+	free(r->donset);
+	free(r->dsonset);
+	free(r->drelease);
+	free(r->dwas_paused);
+	free(r->plast);
 	free(r->dstamp);
 	free(r->dcolour);
 	free(r->dev_idx);
@@ -697,6 +714,7 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->pdev, cap, ncap);
 	GROW(r->pname, cap, ncap);
 	GROW(r->devi, cap, ncap);
+	GROW(r->plast, cap, ncap);
 	GROW(r->peer, cap, ncap);
 	GROW(r->is_nic, cap, ncap);
 	GROW(r->valid, cap, ncap);
@@ -742,6 +760,11 @@ static uint32_t find_dev(struct rules *r, store_label dev)
 		GROW(r->dfresh, cap, ncap);
 		GROW(r->dseen, cap, ncap);
 		GROW(r->dage, cap, ncap);
+		GROW(r->dlast, cap, ncap);
+		GROW(r->donset, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+		GROW(r->dsonset, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+		GROW(r->drelease, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+		GROW(r->dwas_paused, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 		GROW(r->dstamp, cap, ncap);
 		GROW(r->dcolour, cap, ncap);
 		GROW(r->stk_dev, cap, ncap);
@@ -983,6 +1006,8 @@ static void clear_new_ports(struct rules *r, uint32_t before)
 	       (size_t)(r->n_ports - before) * PRIOS * sizeof *r->phas);
 	memset(r->qhas + before, 0, (r->n_ports - before) * sizeof *r->qhas);
 	memset(r->valid + before, 0, r->n_ports - before);
+	for (uint32_t p = before; p < r->n_ports; p++)
+		r->plast[p] = INT64_MIN;
 	for (uint32_t d = 0; d < r->n_devs; d++)
 		if (!r->dseen[d])
 			r->dage[d] = INT64_MAX;
@@ -1050,11 +1075,16 @@ static void read_store(struct rules *r)
 		       (size_t)r->n_ports * PRIOS * sizeof *r->phas);
 		memset(r->qhas, 0, r->n_ports * sizeof *r->qhas);
 		memset(r->valid, 0, r->n_ports);
+		for (uint32_t p = 0; p < r->n_ports; p++)
+			r->plast[p] = INT64_MIN;
 	}
 	for (uint32_t d = 0; d < r->n_devs; d++) {
 		r->dfresh[d] = 0;
 		r->dage[d] = INT64_MAX;
+		r->dlast[d] = INT64_MIN;
 	}
+	r->now_ms = now;
+	r->def_iv_ms = def_iv;
 	const struct store_fig *fg = NULL;
 	uint32_t left = 0;
 	for (uint32_t s = 0; s < n; s++, fg++) {
@@ -1104,6 +1134,11 @@ static void read_store(struct rules *r)
 		}
 		if (age >= stale_ns)
 			continue;
+		/* The newest fresh data (see track_onsets). */
+		if (mono > r->dlast[dv])
+			r->dlast[dv] = mono;
+		if (mono > r->plast[m->port])
+			r->plast[m->port] = mono;
 		bool rate = m->vkind == V_RATE;
 		r->dfresh[dv] = 1;
 		if (rate && !(meta & STORE_FIG_HAS_RATE)) {
@@ -1724,12 +1759,95 @@ static bool tail_root(const struct rules *r, uint32_t d, uint32_t x)
 	return r->is_nic[x] && !(r->dpaused[d] > 0.01f);
 }
 
+/*
+ * Sampling skew. Targets sample and deliver on their own phases (and a
+ * loaded collector receives them late, one port's update at a time), so
+ * at a tick one port's data may be a window newer than its neighbour's:
+ * a device whose newer window shows it pausing next to data of an older
+ * window that does not show it paused (yet, or any more) looks like a
+ * root for a tick, a false storm or spreading origin one hop down the
+ * real tree. So each change of a device's pause state (it starts
+ * pausing, starts storming, stops being paused while it pauses) is
+ * stamped with the arrival of the newest data that showed it, and the
+ * device may be named a root only once every port of it and every peer
+ * of those has delivered data from that round on (within
+ * RULES_KICK_MAX_NS: the same round), i.e. windows that overlap the
+ * change. That waits at most one interval of the slowest of them, and
+ * never more than RULES_SKEW_WAIT intervals (a port that stopped
+ * reporting goes stale on its own rule).
+ */
+#define RULES_SKEW_WAIT 2
+
+static void track_onsets(struct rules *r, int q, float thr)
+{
+	for (uint32_t d = 0; d < r->n_devs; d++) {
+		float pw = 0;
+		int64_t seen = r->dlast[d];
+		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+			uint32_t x = r->dev_ports[r->dev_first[d] + k];
+			if (r->pw[x] > pw)
+				pw = r->pw[x];
+			if (r->peer[x] >= 0 &&
+			    r->dlast[r->devi[r->peer[x]]] > seen)
+				seen = r->dlast[r->devi[r->peer[x]]];
+		}
+		if (seen == INT64_MIN || seen == 0)
+			seen = r->now_ms ? r->now_ms : 1;
+		size_t i = (size_t)d * PRIOS + q;
+		bool paused = r->dpaused[d] >= thr;
+		if (pw < thr)
+			r->donset[i] = 0;
+		else if (!r->donset[i])
+			r->donset[i] = seen;
+		if (pw < (float)r->c.r.storm_ratio)
+			r->dsonset[i] = 0;
+		else if (!r->dsonset[i])
+			r->dsonset[i] = seen;
+		if (pw >= thr && !paused && r->dwas_paused[i])
+			r->drelease[i] = seen;
+		r->dwas_paused[i] = paused;
+	}
+}
+
+/* Whether every port of root candidate d and every peer of those has
+ * delivered data from the round of its last pause-state change on (see
+ * track_onsets). *waited_ns: how long ago (ns) the data that showed
+ * a recent change arrived, so a new incident counts from then rather
+ * than from the end of the wait (0 without a recent change). */
+static bool onset_settled(const struct rules *r, uint32_t d, int q,
+			  int64_t *waited_ns)
+{
+	size_t i = (size_t)d * PRIOS + q;
+	int64_t t = r->donset[i];
+	if (r->dsonset[i] > t)
+		t = r->dsonset[i];
+	if (r->drelease[i] > t)
+		t = r->drelease[i];
+	*waited_ns = 0;
+	if (!t || r->now_ms - t >= (int64_t)RULES_SKEW_WAIT *
+				       (r->def_iv_ms ? r->def_iv_ms : 1000))
+		return true;
+	if (r->now_ms > t)
+		*waited_ns = (r->now_ms - t) * 1000000;
+	int64_t from = t - RULES_KICK_MAX_NS / 1000000;
+	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+		uint32_t x = r->dev_ports[r->dev_first[d] + k];
+		if (r->plast[x] != INT64_MIN && r->plast[x] < from)
+			return false;
+		if (r->peer[x] >= 0 && r->plast[r->peer[x]] != INT64_MIN &&
+		    r->plast[r->peer[x]] < from)
+			return false;
+	}
+	return true;
+}
+
 static void pause_rules(struct rules *r, int q, int64_t now)
 {
 	struct cand *c = &r->cand;
 	float thr = (float)r->c.r.pause_ratio;
 
 	weights(r, q);
+	track_onsets(r, q, thr);
 	r->stamp++;
 	if (r->stamp == 0) {
 		memset(r->dstamp, 0, r->n_devs * sizeof *r->dstamp);
@@ -1764,8 +1882,15 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 		    whole || (tail_root(r, d, best) &&
 			      r->pt[best] * 1e9 >= r->c.r.storm_for_ns);
 		uint32_t origin = storm || occ_port == NONE ? best : occ_port;
+		/* Not yet: a neighbour's data may be a window behind (see
+		 * track_onsets). */
+		int64_t waited;
+		if (!onset_settled(r, d, q, &waited))
+			continue;
 		cand_reset(c);
-		if (storm && !whole)
+		if (waited)
+			c->held_ns = waited + r->c.window_ns;
+		if (storm && !whole && r->pt[best] * 1e9 > c->held_ns)
 			c->held_ns = (int64_t)(r->pt[best] * 1e9);
 		unsigned depth = pause_tree(r, d, q, origin, origin == best);
 		cand_ev(r, c, "pause_ratio_tx", best, r->pw[best]);
