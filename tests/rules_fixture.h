@@ -146,13 +146,21 @@ static inline struct store_key key_of(const struct series *s)
 	return k;
 }
 
-/* Advances the clock by 1 s, samples every series and ticks. */
-static inline void step(void)
+/* Advances the clock by advance, samples the series of the devices in
+ * devs (NULL-terminated; NULL: every device) and ticks. Each device is
+ * sampled once per second of its own: a group sampled half a second
+ * after another is a target delivering on another phase. */
+static inline void step_only(const char *const *devs, int64_t advance)
 {
-	F.now += SEC;
+	F.now += advance;
 	for (size_t i = 0; i < F.n; i++) {
 		struct series *s = &F.s[i];
 		if (s->stopped)
+			continue;
+		bool in = !devs;
+		for (const char *const *d = devs; d && *d && !in; d++)
+			in = !strcmp(s->dev, *d);
+		if (!in)
 			continue;
 		struct store_key k = key_of(s);
 		struct store_series_spec spec = { .owner = k.device,
@@ -172,6 +180,12 @@ static inline void step(void)
 				 0);
 	}
 	rules_tick(F.r, treal(NULL));
+}
+
+/* Advances the clock by 1 s, samples every series and ticks. */
+static inline void step(void)
+{
+	step_only(NULL, SEC);
 }
 
 static inline void steps(int n)
