@@ -32,7 +32,7 @@ tests_check_gnmi_value_LDADD = $(TEST_LIBS)
 tests_check_gnmi_decode_SOURCES = tests/check_gnmi_decode.c
 tests_check_gnmi_decode_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_decode_LDADD = $(TEST_LIBS)
-tests_check_gnmi_profile_SOURCES = tests/check_gnmi_profile.c
+tests_check_gnmi_profile_SOURCES = tests/check_gnmi_profile.c tests/gnmi_notif.h
 tests_check_gnmi_profile_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_profile_LDADD = $(TEST_LIBS)
 tests_check_gnmi_target_SOURCES = tests/check_gnmi_target.c
@@ -44,7 +44,7 @@ tests_check_gnmi_collector_LDADD = libgnmi_target.a $(TEST_LIBS)
 tests_check_gnmi_wire_SOURCES = tests/check_gnmi_wire.c
 tests_check_gnmi_wire_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_wire_LDADD = $(TEST_LIBS)
-tests_check_gnmi_lldp_SOURCES = tests/check_gnmi_lldp.c
+tests_check_gnmi_lldp_SOURCES = tests/check_gnmi_lldp.c tests/gnmi_notif.h
 tests_check_gnmi_lldp_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_lldp_LDADD = $(TEST_LIBS)
 $(tests_check_gnmi_path_OBJECTS) $(tests_check_gnmi_value_OBJECTS) \

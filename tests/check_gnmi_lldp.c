@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include "gnmi_notif.h"
 #include "links.h"
 #include "lldp.h"
 #include "path.h"
@@ -95,84 +96,12 @@ static void teardown(void)
 	links_free(L);
 }
 
-/* Notifications built the way protobuf-c would decode them. */
-struct notif {
-	Gnmi__Notification n;
-	Gnmi__Update *u[64];
-	Gnmi__Path *del[16];
-};
-
-static Gnmi__Path *mkpath(const char *s)
-{
-	struct gnmi_path gp;
-	char err[128];
-	ck_assert_msg(gnmi_path_parse(s, &gp, err, sizeof err) == 0, "%s: %s",
-		      s, err);
-	Gnmi__Path *pb = gnmi_path_to_pb(&gp);
-	gnmi_path_clear(&gp);
-	return pb;
-}
-
-static struct notif *nb_new(void)
-{
-	struct notif *b = calloc(1, sizeof *b);
-	b->n = (Gnmi__Notification)GNMI__NOTIFICATION__INIT;
-	b->n.update = b->u;
-	b->n.delete_ = b->del;
-	return b;
-}
-
-static Gnmi__TypedValue *nb_add(struct notif *b, const char *path)
-{
-	ck_assert_uint_lt(b->n.n_update, 64);
-	Gnmi__Update *u = calloc(1, sizeof *u);
-	*u = (Gnmi__Update)GNMI__UPDATE__INIT;
-	u->path = mkpath(path);
-	u->val = calloc(1, sizeof *u->val);
-	*u->val = (Gnmi__TypedValue)GNMI__TYPED_VALUE__INIT;
-	b->u[b->n.n_update++] = u;
-	return u->val;
-}
-
-static void nb_json(struct notif *b, const char *path, const char *json)
-{
-	Gnmi__TypedValue *v = nb_add(b, path);
-	v->value_case = GNMI__TYPED_VALUE__VALUE_JSON_IETF_VAL;
-	v->json_ietf_val.len = strlen(json);
-	v->json_ietf_val.data = (uint8_t *)strdup(json);
-}
-
-static void nb_str(struct notif *b, const char *path, const char *s)
-{
-	Gnmi__TypedValue *v = nb_add(b, path);
-	v->value_case = GNMI__TYPED_VALUE__VALUE_STRING_VAL;
-	v->string_val = strdup(s);
-}
-
-static void nb_del(struct notif *b, const char *path)
-{
-	b->del[b->n.n_delete_++] = mkpath(path);
-}
-
 /* Applies b through the mapper, frees it, flushes at the test clock. */
 static struct gnmi_apply_stats apply(struct notif *b)
 {
 	struct gnmi_apply_stats s = { 0 };
 	gnmi_mapper_apply(M, &b->n, &s);
-	for (size_t i = 0; i < b->n.n_update; i++) {
-		Gnmi__Update *u = b->u[i];
-		if (u->val->value_case ==
-		    GNMI__TYPED_VALUE__VALUE_JSON_IETF_VAL)
-			free(u->val->json_ietf_val.data);
-		if (u->val->value_case == GNMI__TYPED_VALUE__VALUE_STRING_VAL)
-			free(u->val->string_val);
-		free(u->val);
-		gnmi_path_pb_free(u->path);
-		free(u);
-	}
-	for (size_t i = 0; i < b->n.n_delete_; i++)
-		gnmi_path_pb_free(b->del[i]);
-	free(b);
+	nb_free(b);
 	gnmi_lldp_flush(G, now_ns);
 	return s;
 }
@@ -206,7 +135,7 @@ static void json_neighbor(struct notif *b, const char *port, const char *id,
 
 START_TEST(test_json_neighbours_fill_the_link_table)
 {
-	struct notif *b = nb_new();
+	struct notif *b = nb_new(NULL, NULL, 0);
 	json_neighbor(b, "Ethernet32", "02:00:00:00:00:10", "spine0",
 		      "Ethernet1", "INTERFACE_NAME");
 	json_neighbor(b, "Ethernet36", "02:00:00:00:00:11", "spine1",
@@ -235,14 +164,14 @@ START_TEST(test_json_neighbours_fill_the_link_table)
 	links_snapshot_free(&snap);
 
 	/* The same again changes nothing. */
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	json_neighbor(b, "Ethernet32", "02:00:00:00:00:10", "spine0",
 		      "Ethernet1", "INTERFACE_NAME");
 	apply(b);
 	ck_assert_uint_eq(links_generation(L), gen);
 
 	/* Counters of the same target still reach the store. */
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	nb_json(b, "/interfaces/interface[name=Ethernet32]/state/counters",
 		"{\"in-octets\":\"10\"}");
 	s = apply(b);
@@ -254,13 +183,13 @@ START_TEST(test_leaf_updates_and_mac_port_ids)
 {
 	/* Leaf by leaf (PROTO), a host NIC known by its MAC. */
 	char path[256];
-	struct notif *b = nb_new();
+	struct notif *b = nb_new(NULL, NULL, 0);
 	snprintf(path, sizeof path, NB "/system-name", "Ethernet0", "7");
 	nb_str(b, path, "host0");
 	apply(b);
 	/* A name without a port id cannot be placed yet. */
 	ck_assert(peer_is("leaf0", "Ethernet0", NULL, NULL));
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	snprintf(path, sizeof path, NB "/port-id", "Ethernet0", "7");
 	nb_str(b, path, "02:1a:2b:3c:4d:5e");
 	snprintf(path, sizeof path, NB "/port-id-type", "Ethernet0", "7");
@@ -282,7 +211,7 @@ END_TEST
 
 START_TEST(test_deletes_and_a_second_neighbour)
 {
-	struct notif *b = nb_new();
+	struct notif *b = nb_new(NULL, NULL, 0);
 	json_neighbor(b, "Ethernet8", "a", "host1", "mlx5_0", "LOCAL");
 	json_neighbor(b, "Ethernet8", "b", "host9", "mlx5_3", "LOCAL");
 	json_neighbor(b, "Ethernet12", "c", "host2", "mlx5_0", "LOCAL");
@@ -292,7 +221,7 @@ START_TEST(test_deletes_and_a_second_neighbour)
 	ck_assert(peer_is("leaf0", "Ethernet8", "host1", "mlx5_0"));
 
 	/* It leaves: the second takes over. */
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	nb_del(b, "/lldp/interfaces/interface[name=Ethernet8]/neighbors/"
 		  "neighbor[id=a]");
 	apply(b);
@@ -300,7 +229,7 @@ START_TEST(test_deletes_and_a_second_neighbour)
 	ck_assert(peer_is("host1", "mlx5_0", NULL, NULL));
 
 	/* A deleted port id leaves the neighbour unplaceable. */
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	char path[256];
 	snprintf(path, sizeof path, NB "/port-id", "Ethernet8", "b");
 	nb_del(b, path);
@@ -308,12 +237,12 @@ START_TEST(test_deletes_and_a_second_neighbour)
 	ck_assert(peer_is("leaf0", "Ethernet8", NULL, NULL));
 
 	/* A whole interface, then the whole tree. */
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	nb_del(b, "/lldp/interfaces/interface[name=Ethernet12]");
 	apply(b);
 	ck_assert(peer_is("leaf0", "Ethernet12", NULL, NULL));
 	ck_assert(peer_is("leaf0", "Ethernet16", "host3", "mlx5_0"));
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	nb_del(b, "/lldp");
 	apply(b);
 	ck_assert(peer_is("leaf0", "Ethernet16", NULL, NULL));
@@ -328,7 +257,7 @@ END_TEST
 START_TEST(test_sync_drops_what_a_new_subscription_no_longer_lists)
 {
 	gnmi_lldp_begin_sync(G);
-	struct notif *b = nb_new();
+	struct notif *b = nb_new(NULL, NULL, 0);
 	json_neighbor(b, "Ethernet0", "a", "host0", "mlx5_0", "LOCAL");
 	json_neighbor(b, "Ethernet4", "b", "host1", "mlx5_0", "LOCAL");
 	apply(b);
@@ -336,13 +265,13 @@ START_TEST(test_sync_drops_what_a_new_subscription_no_longer_lists)
 	gnmi_lldp_flush(G, now_ns);
 	ck_assert(peer_is("leaf0", "Ethernet4", "host1", "mlx5_0"));
 	/* An on-change update after the sync is kept. */
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	json_neighbor(b, "Ethernet8", "c", "host2", "mlx5_0", "LOCAL");
 	apply(b);
 
 	/* Reconnected: the new stream lists host0 only. */
 	gnmi_lldp_begin_sync(G);
-	b = nb_new();
+	b = nb_new(NULL, NULL, 0);
 	json_neighbor(b, "Ethernet0", "a", "host0", "mlx5_0", "LOCAL");
 	apply(b);
 	ck_assert(peer_is("leaf0", "Ethernet4", "host1", "mlx5_0"));
@@ -357,7 +286,7 @@ END_TEST
 
 START_TEST(test_refresh_keeps_on_change_neighbours_and_free_forgets)
 {
-	struct notif *b = nb_new();
+	struct notif *b = nb_new(NULL, NULL, 0);
 	json_neighbor(b, "Ethernet0", "a", "host0", "mlx5_0", "LOCAL");
 	apply(b);
 	/* Sent once (on change), then only other leaves for 10 minutes:
@@ -387,7 +316,7 @@ END_TEST
 START_TEST(test_escaped_and_malformed_leaves)
 {
 	char path[256];
-	struct notif *b = nb_new();
+	struct notif *b = nb_new(NULL, NULL, 0);
 	/* A JSON-escaped system name is unescaped. */
 	json_neighbor(b, "Ethernet0", "a", "host\\u0030", "mlx5_0", "LOCAL");
 	/* Not a neighbour's state, wildcard keys, a number: taken and
