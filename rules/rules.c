@@ -337,6 +337,9 @@ struct rules {
 	 * paused at the last tick. */
 	int64_t *donset, *dsonset, *drelease;
 	uint8_t *dwas_paused;
+	/* Per (device, priority): when a root was first held back for
+	 * sampling skew, and when last (figures' ms; 0: not held). */
+	int64_t *dheld_from, *dheld_last;
 	int64_t now_ms;	    /* this tick on the figures' scale */
 	uint32_t def_iv_ms; /* the store's default interval */
 	uint32_t *dstamp;
@@ -597,6 +600,8 @@ void rules_free(struct rules *r)
 	free(r->dsonset);
 	free(r->drelease);
 	free(r->dwas_paused);
+	free(r->dheld_from);
+	free(r->dheld_last);
 	free(r->plast);
 	free(r->dstamp);
 	free(r->dcolour);
@@ -765,6 +770,8 @@ static uint32_t find_dev(struct rules *r, store_label dev)
 		GROW(r->dsonset, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 		GROW(r->drelease, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 		GROW(r->dwas_paused, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+		GROW(r->dheld_from, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+		GROW(r->dheld_last, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 		GROW(r->dstamp, cap, ncap);
 		GROW(r->dcolour, cap, ncap);
 		GROW(r->stk_dev, cap, ncap);
@@ -1811,11 +1818,8 @@ static void track_onsets(struct rules *r, int q, float thr)
 
 /* Whether every port of root candidate d and every peer of those has
  * delivered data from the round of its last pause-state change on (see
- * track_onsets). *waited_ns: how long ago (ns) the data that showed
- * a recent change arrived, so a new incident counts from then rather
- * than from the end of the wait (0 without a recent change). */
-static bool onset_settled(const struct rules *r, uint32_t d, int q,
-			  int64_t *waited_ns)
+ * track_onsets). */
+static bool onset_settled(const struct rules *r, uint32_t d, int q)
 {
 	size_t i = (size_t)d * PRIOS + q;
 	int64_t t = r->donset[i];
@@ -1823,12 +1827,9 @@ static bool onset_settled(const struct rules *r, uint32_t d, int q,
 		t = r->dsonset[i];
 	if (r->drelease[i] > t)
 		t = r->drelease[i];
-	*waited_ns = 0;
 	if (!t || r->now_ms - t >= (int64_t)RULES_SKEW_WAIT *
 				       (r->def_iv_ms ? r->def_iv_ms : 1000))
 		return true;
-	if (r->now_ms > t)
-		*waited_ns = (r->now_ms - t) * 1000000;
 	int64_t from = t - RULES_KICK_MAX_NS / 1000000;
 	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
 		uint32_t x = r->dev_ports[r->dev_first[d] + k];
@@ -1884,9 +1885,22 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 		uint32_t origin = storm || occ_port == NONE ? best : occ_port;
 		/* Not yet: a neighbour's data may be a window behind (see
 		 * track_onsets). */
-		int64_t waited;
-		if (!onset_settled(r, d, q, &waited))
+		/* Held back for skew: a new incident counts from when it
+		 * was first held back (the wait is not the condition's
+		 * absence), if it was held back up to the last interval. */
+		size_t hi = (size_t)d * PRIOS + q;
+		int64_t iv = r->def_iv_ms ? r->def_iv_ms : 1000;
+		bool recent =
+		    r->dheld_from[hi] && r->now_ms - r->dheld_last[hi] <= iv;
+		if (!onset_settled(r, d, q)) {
+			if (!recent)
+				r->dheld_from[hi] = r->now_ms;
+			r->dheld_last[hi] = r->now_ms;
 			continue;
+		}
+		int64_t waited =
+		    recent ? (r->now_ms - r->dheld_from[hi]) * 1000000 : 0;
+		r->dheld_from[hi] = 0;
 		cand_reset(c);
 		if (waited)
 			c->held_ns = waited + r->c.window_ns;
