@@ -211,7 +211,8 @@ struct store {
 	atomic_uint nlabels;
 	atomic_uint_least64_t live;
 	atomic_uint_least64_t mem_bytes;
-	atomic_uint_least64_t rejected; /* not attributable to a slot */
+	atomic_uint_least64_t rejected;	   /* not attributable to a slot */
+	atomic_uint_least64_t withdrawals; /* see store_withdrawals */
 
 	char pad1[64];
 
@@ -416,6 +417,7 @@ struct store *store_new(const struct store_opts *opts)
 	atomic_init(&st->nslots, 0);
 	atomic_init(&st->nlabels, 0);
 	atomic_init(&st->live, 0);
+	atomic_init(&st->withdrawals, 0);
 	atomic_init(&st->mem_bytes, sizeof *st);
 	atomic_init(&st->rejected, 0);
 	store_set_opts(st, o.ring_len, o.stale_intervals,
@@ -1154,6 +1156,8 @@ size_t store_withdraw_owner(struct store *st, store_label owner)
 	size_t removed = 0;
 
 	pthread_mutex_lock(&st->index_lock);
+	/* Before any generation moves (see store_withdrawals). */
+	atomic_fetch_add_explicit(&st->withdrawals, 1, memory_order_seq_cst);
 	uint32_t n = atomic_load_explicit(&st->nslots, memory_order_relaxed);
 	for (uint32_t i = 0; i < n; i++) {
 		struct store_slot *s = store_slot_at(st, i);
@@ -1349,6 +1353,11 @@ int64_t store_mono_now(const struct store *st)
 int64_t store_fig_ms(const struct store *st, int64_t mono_ns)
 {
 	return (int64_t)store_ms_of(st, mono_ns);
+}
+
+uint64_t store_withdrawals(const struct store *st)
+{
+	return atomic_load_explicit(&st->withdrawals, memory_order_seq_cst);
 }
 
 float store_fig_value(const struct store *st, uint32_t slot)

@@ -277,6 +277,15 @@ int64_t store_fig_ms(const struct store *st, int64_t mono_ns);
 float store_fig_value(const struct store *st, uint32_t slot);
 
 /*
+ * How many withdrawals have begun. A slot's generation (and key) only
+ * changes in one, after this count moved: a reader that scans the
+ * figures between two equal readings of it (the second after an
+ * acquire fence) saw no slot change keys and need not compare
+ * generations.
+ */
+uint64_t store_withdrawals(const struct store *st);
+
+/*
  * The key of the series in slot and the generation its figures carry,
  * copied together under the slot's lock: 0, or -ENOENT if the slot is
  * free.
