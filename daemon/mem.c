@@ -29,6 +29,15 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+void *xaligned_zalloc(size_t align, size_t n)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, align, n ? n : 1))
+		die_oom(n);
+	memset(p, 0, n);
+	return p;
+}
+
 void *xcalloc(size_t nmemb, size_t size)
 {
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);

@@ -14,6 +14,9 @@
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
+/* n zeroed bytes at a multiple of align (a power of two, >= sizeof(void
+ * *)); free() releases them. */
+void *xaligned_zalloc(size_t align, size_t n);
 void *xrealloc(void *p, size_t n);
 /* xreallocarray(p, nmemb, size) checks nmemb * size for overflow. */
 void *xreallocarray(void *p, size_t nmemb, size_t size);

@@ -94,12 +94,15 @@ enum pfield {
 	F_RX_PAUSE, /* s/s we were paused */
 	F_TX_FRAMES,
 	F_RX_FRAMES,
+	/* From here on: fields only read on lossless priorities, stored
+	 * by lane (F_LANE0). */
 	F_TX_PKTS, /* transmit progress, packets/s */
 	F_DROPS,   /* drops on the priority, packets/s */
 	F_ECN,	   /* CE marks, packets/s */
 	F_OCC,	   /* queue occupancy, bytes */
 	F_WD,	   /* switch watchdog: stormed (1) or storms/s */
-	F_N
+	F_N,
+	F_LANE0 = F_TX_PKTS
 };
 
 /* Per-port fields. */
@@ -120,23 +123,51 @@ enum qfield {
 	P_N
 };
 
+/* What a tick saw of a port (valid). */
+enum {
+	PV_RATE = 1,	/* a fresh rate */
+	PV_FRESH = 2,	/* any fresh value (gauges included) */
+	PV_READ = 4,	/* a series in the store, fresh or not */
+	PV_SEEN = 8,	/* a value, fresh or not */
+	PV_RATIOS = 16, /* its ratios and tails are computed */
+	PV_LOSSY = 32,	/* a pause figure on a lossy priority (not 0) */
+};
+
 enum mkind { M_UNKNOWN = 0, M_IGNORE, M_PRIO, M_PORT };
 enum vkind { V_RATE, V_GAUGE, V_TOTAL };
 enum agg { A_SUM, A_MAX };
 
-/* What one store slot feeds (8 bytes: the map is streamed every tick
- * next to the store's figures). gen keeps the low bits of the slot's
- * generation at classification: a slot would have to be reused 2^20
- * times between two ticks to go unnoticed. */
-#define MAP_GEN_MASK 0xfffffu
+/* What one store slot feeds (4 bytes: the map is streamed every tick
+ * next to the store's figures). The slot's generation at
+ * classification is kept apart (mgen) and compared only when a
+ * withdrawal may have given slots new keys (store_withdrawals). */
+#define MAP_PORT_BITS 20
+#define MAP_MAX_PORTS (1u << MAP_PORT_BITS)
 struct slot_map {
-	uint32_t port;
-	uint32_t kind : 2; /* enum mkind */
-	uint32_t field : 4;
-	uint32_t prio : 3;
-	uint32_t vkind : 2;
+	uint32_t port : MAP_PORT_BITS;
+	uint32_t kind : 2;  /* enum mkind */
+	uint32_t cls : 7;   /* the view class: r->vcls[cls] */
+	uint32_t vkind : 2; /* enum vkind */
 	uint32_t spare : 1;
-	uint32_t gen : 20;
+};
+
+/*
+ * Where a series of a view class goes in its port's view block (see
+ * vblk): the value's word, the has-bits word and mask, how readings of
+ * the same class add up, and the pause stamp's word. A class is a
+ * per-priority field at a priority (1 + f * 8 + prio) or a port field
+ * (VCLS_PORT + f); the table follows the lossless set's layout.
+ */
+#define VCLS_PORT (1 + F_N * PRIOS)
+#define VCLS_N	  (VCLS_PORT + P_N)
+_Static_assert(VCLS_N <= 128, "view classes fit the slot map");
+struct vclass {
+	uint8_t woff;  /* the value's word */
+	uint8_t hw;    /* the has-bits word */
+	uint8_t sum;   /* readings add up (else the largest) */
+	uint8_t lossy; /* a lossy priority's pause figure */
+	uint8_t pst;   /* its pause stamp's word; 0: none */
+	uint32_t hmask;
 };
 
 /*
@@ -147,7 +178,7 @@ struct slot_map {
  * sparse reads cost the prefetcher more than they save
  * (bench/bench_detect).
  */
-_Static_assert(sizeof(struct slot_map) == 8, "slot map entry size");
+_Static_assert(sizeof(struct slot_map) == 4, "slot map entry size");
 
 /* How each canonical counter feeds the view (counter id -> field). */
 struct cmap {
@@ -189,12 +220,6 @@ static const struct cmap cmaps[FM_C__COUNT] = {
 	[FM_C_RDMA_ADAPTIVE_RETRANS] = { M_PORT, P_RETRIES, V_RATE, false },
 	[FM_C_BYTES_TX] = { M_PORT, P_TX_BYTES, V_RATE, false },
 	[FM_C_DISCARDS_RX] = { M_PORT, P_DISC_RX, V_RATE, false },
-};
-
-/* Fields only read on lossless priorities: stored by lane (lix). */
-static const bool pfield_lane[F_N] = {
-	[F_TX_PKTS] = true, [F_DROPS] = true, [F_ECN] = true,
-	[F_OCC] = true,	    [F_WD] = true,
 };
 
 static const uint8_t pfield_agg[F_N] = {
@@ -266,6 +291,39 @@ struct pstamp {
 	uint16_t age_ms, iv_ms;
 };
 
+/*
+ * The view: what this tick read of each port, one block of 4-byte words
+ * per port, so that read_store writes a port's series into two adjacent
+ * cache lines (spread over two dozen arrays, the hardware prefetcher
+ * lost track of them and the writes missed). Words:
+ *   VW_TICK	the tick (vtick) that wrote the block; the has-bits
+ *		below are this tick's only if it is the current one
+ *   VW_QHAS	bit f: port field f set
+ *   VW_PHAS	8 x 16 bits: bit f: field f of that priority set
+ *   VW_PL	the lossless priorities' fields: [f * nl + lane]
+ *   vpst	their pause stamps: [lane * 2 + rx]
+ *   vqv	the port fields (P_N)
+ *   vpnl	the lossy priorities' pause fields: [f * 8 + prio], f <
+ *		F_LANE0; written only when not 0 (absent reads as 0
+ *		there, and they are 0 but for a fault), so a healthy
+ *		tick never touches their lines
+ * rounded up to whole cache lines (vstride).
+ */
+union vword {
+	float f;
+	uint32_t u;
+	struct pstamp ps;
+};
+_Static_assert(sizeof(union vword) == 4, "view word size");
+
+enum {
+	VW_TICK = 0,
+	VW_QHAS = 1,
+	VW_PHAS = 2,
+	VW_PL = VW_PHAS + PRIOS / 2,
+	VW_LINE = 16, /* words per cache line */
+};
+
 struct rules_cfg {
 	struct cfg_rules r;
 	uint8_t lossless;
@@ -294,20 +352,17 @@ struct rules {
 	store_label *pdev, *pname;
 	uint32_t *devi;
 	int64_t *plast; /* newest arrival of the port's series this tick */
+	int64_t *page;	/* its youngest series' age this tick (ms) */
 	int32_t *peer;
-	uint8_t *is_nic; /* sticky: NIC counters seen */
-	uint8_t *valid;	 /* bit 0: a fresh rate this tick; bit 1: any
-			    fresh value (gauges included); bit 2: a series
-			    in the store, fresh or not */
-	float *pv[F_N];	 /* [port * 8 + prio] */
-	uint16_t *phas;	 /* bit f: pv[f] set this tick */
-	float *qv[P_N];	 /* [port] */
-	uint32_t *qhas;
-	float *rtx, *rrx;   /* ratios [lix]; < 0 unknown */
-	struct pstamp *pst; /* [lix * 2 + rx] */
-	float *ttx, *trx;   /* pause tails [lix] (s; 0 none) */
-	float *pw, *dw;	    /* pausing / paused weight at the prio at hand */
-	float *pt, *dt;	    /* pausing / paused tail at the prio at hand */
+	uint8_t *is_nic;   /* sticky: NIC counters seen */
+	uint8_t *valid;	   /* PV_* bits, this tick */
+	union vword *view; /* [port * vstride], see vblk */
+	uint32_t vstride, vpst, vqv, vpnl, vtick, view_cap;
+	struct vclass vcls[VCLS_N];
+	float *rtx, *rrx; /* ratios [lix]; < 0 unknown */
+	float *ttx, *trx; /* pause tails [lix] (s; 0 none) */
+	float *pw, *dw;	  /* pausing / paused weight at the prio at hand */
+	float *pt, *dt;	  /* pausing / paused tail at the prio at hand */
 	double *down_last;
 	uint8_t *down_seen;
 	int8_t *link_last;
@@ -355,8 +410,12 @@ struct rules {
 
 	/* Store slots and queue labels. */
 	struct slot_map *map;
+	uint32_t *mgen; /* [slot]: its generation when classified */
 	uint32_t map_cap;
-	int8_t *qprio; /* queue label -> priority, -2 unknown */
+	uint64_t withdrawals; /* store_withdrawals at the last full scan */
+	bool withdrawals_known;
+	bool too_many_ports; /* said once */
+	int8_t *qprio;	     /* queue label -> priority, -2 unknown */
 	uint32_t qprio_cap;
 
 	/* Link table mirror. */
@@ -483,6 +542,16 @@ uint64_t rules_tick_for(const struct cfg *c)
 	return t;
 }
 
+static double thread_cpu_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void size_view(struct rules *r);
+static void build_vclasses(struct rules *r);
+
 static void apply_cfg(struct rules *r, const struct cfg *c)
 {
 	uint8_t old = r->c.lossless;
@@ -506,9 +575,12 @@ static void apply_cfg(struct rules *r, const struct cfg *c)
 		: (int64_t)(c->store_stale_intervals ? c->store_stale_intervals
 						     : 5) *
 		      r->c.window_ns;
-	/* Which series are read depends on the lossless set. */
+	/* Which series are read depends on the lossless set, and the
+	 * view's layout on how many there are. */
 	if (old != r->c.lossless && r->map)
 		memset(r->map, 0, r->map_cap * sizeof *r->map);
+	size_view(r);
+	build_vclasses(r);
 }
 
 struct rules *rules_new(struct store *st, struct links *l, struct health *h,
@@ -562,15 +634,9 @@ void rules_free(struct rules *r)
 	free(r->peer);
 	free(r->is_nic);
 	free(r->valid);
-	for (int f = 0; f < F_N; f++)
-		free(r->pv[f]);
-	free(r->phas);
-	for (int f = 0; f < P_N; f++)
-		free(r->qv[f]);
-	free(r->qhas);
+	free(r->view);
 	free(r->rtx);
 	free(r->rrx);
-	free(r->pst);
 	free(r->ttx);
 	free(r->trx);
 	free(r->pw);
@@ -603,6 +669,7 @@ void rules_free(struct rules *r)
 	free(r->dheld_from);
 	free(r->dheld_last);
 	free(r->plast);
+	free(r->page);
 	free(r->dstamp);
 	free(r->dcolour);
 	free(r->dev_idx);
@@ -613,6 +680,7 @@ void rules_free(struct rules *r)
 	free(r->stk_pos);
 	free(r->stk_via);
 	free(r->map);
+	free(r->mgen);
 	free(r->qprio);
 	free(r->rail_bad);
 	for (size_t i = 0; i < r->n_act; i++) {
@@ -709,6 +777,64 @@ static void umap_put(uint64_t **keys, uint32_t **vals, size_t *cap, size_t used,
 		memset((p) + (cap), 0, ((ncap) - (cap)) * sizeof *(p)); \
 	} while (0)
 
+/* Sizes the view for cap_ports ports at the stride the lossless set
+ * needs; a new stride starts it over (its blocks only hold one tick). */
+static void size_view(struct rules *r)
+{
+	uint32_t used = VW_PL + (F_N + 2u) * r->c.nl + P_N + F_LANE0 * PRIOS;
+	uint32_t stride = (used + VW_LINE - 1) / VW_LINE * VW_LINE;
+	r->vpst = VW_PL + F_N * r->c.nl;
+	r->vqv = r->vpst + 2u * r->c.nl;
+	r->vpnl = r->vqv + P_N;
+	if (stride != r->vstride) {
+		free(r->view);
+		r->view = NULL;
+		r->view_cap = 0;
+		r->vstride = stride;
+	}
+	if (r->view_cap >= r->cap_ports)
+		return;
+	size_t bytes = (size_t)r->cap_ports * stride * sizeof *r->view;
+	union vword *v = xaligned_zalloc(VW_LINE * sizeof *v, bytes);
+	if (r->view)
+		memcpy(v, r->view,
+		       (size_t)r->view_cap * stride * sizeof *r->view);
+	free(r->view);
+	r->view = v;
+	r->view_cap = r->cap_ports;
+}
+
+static inline uint32_t pvoff(const struct rules *r, int q, int f);
+
+static void build_vclasses(struct rules *r)
+{
+	memset(r->vcls, 0, sizeof r->vcls);
+	for (int f = 0; f < F_N; f++) {
+		for (int q = 0; q < PRIOS; q++) {
+			struct vclass *vc = &r->vcls[1 + f * PRIOS + q];
+			bool lossless = r->c.lossless & (1u << q);
+			if (!lossless && f >= F_LANE0)
+				continue; /* never read */
+			vc->woff = (uint8_t)pvoff(r, q, f);
+			vc->hw = (uint8_t)(VW_PHAS + q / 2);
+			vc->hmask = (1u << f) << (q % 2 * 16);
+			vc->sum = pfield_agg[f] == A_SUM;
+			vc->lossy = !lossless;
+			if (lossless && (f == F_TX_PAUSE || f == F_RX_PAUSE))
+				vc->pst =
+				    (uint8_t)(r->vpst + r->c.lane[q] * 2u +
+					      (f == F_RX_PAUSE));
+		}
+	}
+	for (int f = 0; f < P_N; f++) {
+		struct vclass *vc = &r->vcls[VCLS_PORT + f];
+		vc->woff = (uint8_t)(r->vqv + (uint32_t)f);
+		vc->hw = VW_QHAS;
+		vc->hmask = 1u << f;
+		vc->sum = qfield_agg[f] == A_SUM;
+	}
+}
+
 static void grow_ports(struct rules *r, uint32_t need)
 {
 	if (need <= r->cap_ports)
@@ -720,18 +846,12 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->pname, cap, ncap);
 	GROW(r->devi, cap, ncap);
 	GROW(r->plast, cap, ncap);
+	GROW(r->page, cap, ncap);
 	GROW(r->peer, cap, ncap);
 	GROW(r->is_nic, cap, ncap);
 	GROW(r->valid, cap, ncap);
-	for (int f = 0; f < F_N; f++)
-		GROW(r->pv[f], (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
-	GROW(r->phas, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
-	for (int f = 0; f < P_N; f++)
-		GROW(r->qv[f], cap, ncap);
-	GROW(r->qhas, cap, ncap);
 	GROW(r->rtx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->rrx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
-	GROW(r->pst, (size_t)cap * PRIOS * 2, (size_t)ncap * PRIOS * 2);
 	GROW(r->ttx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->trx, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->pw, cap, ncap);
@@ -749,6 +869,7 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->queue, cap, ncap);
 	GROW(r->qsub, cap, ncap);
 	r->cap_ports = ncap;
+	size_view(r);
 }
 
 static uint32_t find_dev(struct rules *r, store_label dev)
@@ -932,10 +1053,20 @@ static void classify(struct rules *r, struct slot_map *m,
 		if (!c->lossy_too && !(r->c.lossless & (1u << prio)))
 			return;
 	}
-	m->port = find_port(r, k->device, k->port);
+	uint32_t port = find_port(r, k->device, k->port);
+	if (port >= MAP_MAX_PORTS) {
+		if (!r->too_many_ports)
+			log_warn("rules",
+				 "more than %u ports: the rule engine ignores "
+				 "the others",
+				 MAP_MAX_PORTS);
+		r->too_many_ports = true;
+		return;
+	}
+	m->port = port;
 	m->kind = c->kind;
-	m->field = c->field;
-	m->prio = (uint8_t)prio;
+	m->cls = c->kind == M_PRIO ? 1u + c->field * PRIOS + (unsigned)prio
+				   : (unsigned)VCLS_PORT + c->field;
 	m->vkind = c->vkind;
 	if (c->kind == M_PORT &&
 	    (c->field == P_CE || c->field == P_CNP_SENT ||
@@ -944,29 +1075,30 @@ static void classify(struct rules *r, struct slot_map *m,
 		r->is_nic[m->port] = 1;
 }
 
-static inline void put_val(float *v, uint16_t *has, uint16_t bit, int agg,
-			   float x)
-{
-	if (!(*has & bit)) {
-		*v = x;
-		*has |= bit;
-	} else if (agg == A_SUM) {
-		*v += x;
-	} else if (x > *v) {
-		*v = x;
-	}
-}
-
 /* The lane index of (p, q), q lossless. */
 static inline size_t lix(const struct rules *r, uint32_t p, int q)
 {
 	return (size_t)p * r->c.nl + r->c.lane[q];
 }
 
-/* Where field f of (p, q) lives in pv[f]. */
-static inline size_t vix(const struct rules *r, uint32_t p, int q, int f)
+static inline union vword *vblk(const struct rules *r, uint32_t p)
 {
-	return pfield_lane[f] ? lix(r, p, q) : (size_t)p * PRIOS + q;
+	return r->view + (size_t)p * r->vstride;
+}
+
+/* Where field f of priority q lives in a port's block. */
+static inline uint32_t pvoff(const struct rules *r, int q, int f)
+{
+	return r->c.lossless & (1u << q)
+		   ? VW_PL + (uint32_t)f * r->c.nl + r->c.lane[q]
+		   : r->vpnl + (uint32_t)f * PRIOS + (uint32_t)q;
+}
+
+/* Port p's pause stamp of lossless priority q, one direction. */
+static inline struct pstamp *pstamp(const struct rules *r, uint32_t p, int q,
+				    int rx)
+{
+	return &vblk(r, p)[r->vpst + r->c.lane[q] * 2u + (uint32_t)rx].ps;
 }
 
 static inline uint16_t sat16(int64_t v)
@@ -976,45 +1108,41 @@ static inline uint16_t sat16(int64_t v)
 
 /* Folds one series' reading (age and interval in ms) into its port's
  * view. */
-static void apply(struct rules *r, const struct slot_map *m, float x, bool rate,
-		  int64_t age_ms, uint32_t iv_ms)
+static void apply(struct rules *r, const struct slot_map *m,
+		  const struct vclass *vc, float x, int64_t age_ms,
+		  uint32_t iv_ms)
 {
-	r->valid[m->port] |= rate ? 3 : 2;
-	if (m->kind == M_PRIO) {
-		size_t i = (size_t)m->port * PRIOS + m->prio;
-		put_val(&r->pv[m->field][vix(r, m->port, m->prio, m->field)],
-			&r->phas[i], (uint16_t)(1u << m->field),
-			pfield_agg[m->field], x);
-		if ((m->field == F_TX_PAUSE || m->field == F_RX_PAUSE) &&
-		    (r->c.lossless & (1u << m->prio))) {
-			int rx = m->field == F_RX_PAUSE;
-			size_t k = lix(r, m->port, m->prio) * 2 + (size_t)rx;
-			r->pst[k].age_ms = sat16(age_ms);
-			r->pst[k].iv_ms = sat16(iv_ms);
-		}
-		return;
+	union vword *b = vblk(r, m->port);
+	if (b[VW_TICK].u != r->vtick) {
+		/* The block's first write this tick. */
+		b[VW_TICK].u = r->vtick;
+		for (int w = VW_QHAS; w < VW_PL; w++)
+			b[w].u = 0;
 	}
-	uint32_t bit = 1u << m->field;
-	float *v = &r->qv[m->field][m->port];
-	if (!(r->qhas[m->port] & bit)) {
+	uint32_t has = b[vc->hw].u;
+	float *v = &b[vc->woff].f;
+	if (!(has & vc->hmask))
 		*v = x;
-		r->qhas[m->port] |= bit;
-	} else if (qfield_agg[m->field] == A_SUM) {
+	else if (vc->sum)
 		*v += x;
-	} else if (x > *v) {
+	else if (x > *v)
 		*v = x;
+	b[vc->hw].u = has | vc->hmask;
+	if (vc->pst) {
+		struct pstamp *ps = &b[vc->pst].ps;
+		ps->age_ms = sat16(age_ms);
+		ps->iv_ms = sat16(iv_ms);
 	}
 }
 
 /* New ports start with nothing this tick. */
 static void clear_new_ports(struct rules *r, uint32_t before)
 {
-	memset(r->phas + (size_t)before * PRIOS, 0,
-	       (size_t)(r->n_ports - before) * PRIOS * sizeof *r->phas);
-	memset(r->qhas + before, 0, (r->n_ports - before) * sizeof *r->qhas);
 	memset(r->valid + before, 0, r->n_ports - before);
-	for (uint32_t p = before; p < r->n_ports; p++)
+	for (uint32_t p = before; p < r->n_ports; p++) {
 		r->plast[p] = INT64_MIN;
+		r->page[p] = INT64_MAX;
+	}
 	for (uint32_t d = 0; d < r->n_devs; d++)
 		if (!r->dseen[d])
 			r->dage[d] = INT64_MAX;
@@ -1037,10 +1165,31 @@ static bool reclassify(struct rules *r, uint32_t s, uint32_t gen)
 	}
 	uint32_t before = r->n_ports;
 	classify(r, m, &key);
-	m->gen = kgen & MAP_GEN_MASK;
+	r->mgen[s] = kgen;
 	if (r->n_ports != before)
 		clear_new_ports(r, before);
 	return kgen == gen;
+}
+
+/* Folds what a run of port p's series said (read_store) into its
+ * view. */
+static bool port_ratios(struct rules *r, uint32_t p);
+
+/* Folds what a run of port p's series said (read_store) into its view
+ * and computes its ratios while its view is in the cache (again, should
+ * a later run of the same port add to it). */
+static inline void flush_port(struct rules *r, uint32_t p, unsigned valid,
+			      int64_t age, int64_t last)
+{
+	if (p == NONE)
+		return;
+	r->valid[p] |= (uint8_t)valid;
+	if (age < r->page[p])
+		r->page[p] = age;
+	if (last > r->plast[p])
+		r->plast[p] = last;
+	if (port_ratios(r, p))
+		r->valid[p] |= PV_RATIOS;
 }
 
 /* Age in ms from which a series is stale (store_stale_rule on the
@@ -1051,49 +1200,44 @@ static int64_t stale_after(unsigned intervals, uint32_t interval_ms)
 }
 
 /*
- * One pass over the store's figures (lock-free, see store.h). The
- * figures' words are loaded only as needed: the head (flags,
+ * One pass over the store's figures (lock-free, see store.h) into the
+ * view; full: compare every slot's generation with its classification.
+ * The figures' words are loaded only as needed: the head (flags,
  * generation, rate) for every slot, the arrival time and the tail
- * (interval, value) for the series the rules use.
+ * (interval, value) for the series the rules use. Always true with
+ * full; else false (the view is then to be read again, full) when a
+ * withdrawal began since wd was read.
  */
-static void read_store(struct rules *r)
+static bool scan_store(struct rules *r, uint32_t n, int64_t now,
+		       unsigned k_stale, uint32_t def_iv, bool full,
+		       uint64_t wd)
 {
-	uint32_t n = store_slots(r->st);
 	uint64_t reads = 0;
-	int64_t now_ns = store_mono_now(r->st);
-	int64_t now = store_fig_ms(r->st, now_ns);
-	unsigned k_stale;
-	uint32_t def_iv;
+	/* The last stamp seen and what it says: the store's staleness
+	 * rule, (double)age >= k * interval * 1e6, in integers. */
+	uint64_t last_stamp = UINT64_MAX;
+	int64_t mono = 0, age = 0;
+	uint32_t iv = def_iv;
+	bool stale = true;
 
-	store_stale_rule(r->st, &k_stale, &def_iv);
-	/* The store's rule, (double)age >= k * interval * 1e6, compared in
-	 * integers for the last interval seen. */
-	uint32_t last_iv = def_iv;
-	int64_t stale_ns = stale_after(k_stale, def_iv);
-	if (n > r->map_cap) {
-		uint32_t ncap = r->map_cap ? r->map_cap : 1024;
-		while (ncap < n)
-			ncap *= 2;
-		GROW(r->map, r->map_cap, ncap);
-		r->map_cap = ncap;
-	}
+	/* A new tick: every block's has-bits are old (see vblk). */
+	if (++r->vtick == 0)
+		r->vtick = 1;
 	if (r->n_ports) {
-		memset(r->phas, 0,
-		       (size_t)r->n_ports * PRIOS * sizeof *r->phas);
-		memset(r->qhas, 0, r->n_ports * sizeof *r->qhas);
 		memset(r->valid, 0, r->n_ports);
-		for (uint32_t p = 0; p < r->n_ports; p++)
+		for (uint32_t p = 0; p < r->n_ports; p++) {
 			r->plast[p] = INT64_MIN;
+			r->page[p] = INT64_MAX;
+		}
 	}
-	for (uint32_t d = 0; d < r->n_devs; d++) {
-		r->dfresh[d] = 0;
-		r->dage[d] = INT64_MAX;
-		r->dlast[d] = INT64_MIN;
-	}
-	r->now_ms = now;
-	r->def_iv_ms = def_iv;
 	const struct store_fig *fg = NULL;
 	uint32_t left = 0;
+	/* The port at hand: its series are mostly in a row; what they
+	 * say about the port and its device is folded in once per run
+	 * (flush_port), not per series, from registers. */
+	uint32_t cur = NONE;
+	unsigned cval = 0;
+	int64_t cage = INT64_MAX, clast = INT64_MIN;
 	for (uint32_t s = 0; s < n; s++, fg++) {
 		if (!left) {
 			left = store_figs(r->st, s, &fg);
@@ -1102,8 +1246,7 @@ static void read_store(struct rules *r)
 		}
 		left--;
 		/* Two streams the hardware prefetcher loses among the
-		 * view's two dozen: fetch them ahead (bench_detect: a
-		 * third of the tick). */
+		 * view's: fetch them ahead. */
 		if (left > RULES_PREFETCH)
 			__builtin_prefetch(fg + RULES_PREFETCH);
 		if (s + RULES_PREFETCH < n)
@@ -1116,69 +1259,147 @@ static void read_store(struct rules *r)
 			continue;
 		}
 		if ((m->kind == M_UNKNOWN ||
-		     m->gen != (store_fig_gen(head) & MAP_GEN_MASK)) &&
+		     (full && r->mgen[s] != store_fig_gen(head))) &&
 		    !reclassify(r, s, store_fig_gen(head)))
 			continue;
 		if (m->kind == M_IGNORE)
 			continue;
-		r->valid[m->port] |= 4;
+		if (m->port != cur) {
+			flush_port(r, cur, cval, cage, clast);
+			cur = m->port;
+			cval = 0;
+			cage = INT64_MAX;
+			clast = INT64_MIN;
+		}
+		cval |= PV_READ;
 		reads++;
 		if (!(meta & STORE_FIG_HAS_VALUE))
 			continue;
+		/* A port's series mostly share their stamp (one
+		 * notification): its arithmetic is done once. */
 		uint64_t stamp = store_fig_stamp(fg);
-		int64_t mono = store_fig_arrival_ms(stamp);
-		int64_t age = now > mono ? now - mono : 0;
-		uint32_t dv = r->devi[m->port];
-		r->dseen[dv] = 1;
-		if (age * 1000000 < r->dage[dv])
-			r->dage[dv] = age * 1000000;
-		uint32_t iv = store_fig_interval_ms(stamp);
-		if (!iv)
-			iv = def_iv;
-		if (iv != last_iv) {
-			last_iv = iv;
-			stale_ns = stale_after(k_stale, iv);
+		if (stamp != last_stamp) {
+			last_stamp = stamp;
+			mono = store_fig_arrival_ms(stamp);
+			age = now > mono ? now - mono : 0;
+			iv = store_fig_interval_ms(stamp);
+			if (!iv)
+				iv = def_iv;
+			stale = age >= stale_after(k_stale, iv);
 		}
-		if (age >= stale_ns)
+		cval |= PV_SEEN;
+		if (age < cage)
+			cage = age;
+		if (stale)
 			continue;
 		/* The newest fresh data (see track_onsets). */
-		if (mono > r->dlast[dv])
-			r->dlast[dv] = mono;
-		if (mono > r->plast[m->port])
-			r->plast[m->port] = mono;
+		if (mono > clast)
+			clast = mono;
 		bool rate = m->vkind == V_RATE;
-		r->dfresh[dv] = 1;
 		if (rate && !(meta & STORE_FIG_HAS_RATE)) {
 			/* Fresh, but no rate yet (first sample, reset). */
-			r->valid[m->port] |= 2;
+			cval |= PV_FRESH;
 			continue;
 		}
-		apply(r, m,
-		      m->vkind == V_TOTAL ? store_fig_value(r->st, s)
-					  : store_fig_float(head),
-		      rate, age, iv);
+		cval |= rate ? PV_FRESH | PV_RATE : PV_FRESH;
+		float x = m->vkind == V_TOTAL ? store_fig_value(r->st, s)
+					      : store_fig_float(head);
+		const struct vclass *vc = &r->vcls[m->cls];
+		/* Lossy priorities: 0 is as good as absent (see vblk). */
+		if (vc->lossy) {
+			if (x == 0)
+				continue;
+			cval |= PV_LOSSY;
+		}
+		apply(r, m, vc, x, age, iv);
 	}
+	flush_port(r, cur, cval, cage, clast);
 	r->reads = reads;
+	if (full)
+		return true;
+	atomic_thread_fence(memory_order_acquire);
+	return store_withdrawals(r->st) == wd;
+}
+
+static void read_store(struct rules *r)
+{
+	uint32_t n = store_slots(r->st);
+	int64_t now_ns = store_mono_now(r->st);
+	int64_t now = store_fig_ms(r->st, now_ns);
+	unsigned k_stale;
+	uint32_t def_iv;
+
+	store_stale_rule(r->st, &k_stale, &def_iv);
+	if (n > r->map_cap) {
+		uint32_t ncap = r->map_cap ? r->map_cap : 1024;
+		while (ncap < n)
+			ncap *= 2;
+		GROW(r->map, r->map_cap, ncap);
+		GROW(r->mgen, r->map_cap, ncap);
+		r->map_cap = ncap;
+	}
+	r->now_ms = now;
+	r->def_iv_ms = def_iv;
+	/* Generations are compared only when a withdrawal may have given
+	 * slots new keys since the last scan that did (or during this
+	 * one: it is then done again, comparing). */
+	uint64_t wd = store_withdrawals(r->st);
+	bool full = !r->withdrawals_known || wd != r->withdrawals;
+	while (!scan_store(r, n, now, k_stale, def_iv, full, wd)) {
+		atomic_thread_fence(memory_order_acquire);
+		uint64_t after = store_withdrawals(r->st);
+		if (full || after == wd)
+			break;
+		wd = after;
+		full = true;
+	}
+	if (full) {
+		r->withdrawals = wd;
+		r->withdrawals_known = true;
+	}
+	/* Devices from their ports. */
+	for (uint32_t d = 0; d < r->n_devs; d++) {
+		r->dfresh[d] = 0;
+		r->dage[d] = INT64_MAX;
+		r->dlast[d] = INT64_MIN;
+	}
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		uint8_t v = r->valid[p];
+		uint32_t dv = r->devi[p];
+		if (v & PV_SEEN) {
+			r->dseen[dv] = 1;
+			if (r->page[p] * 1000000 < r->dage[dv])
+				r->dage[dv] = r->page[p] * 1000000;
+		}
+		if (v & PV_FRESH) {
+			r->dfresh[dv] = 1;
+			if (r->plast[p] > r->dlast[dv])
+				r->dlast[dv] = r->plast[p];
+		}
+	}
 }
 
 static inline bool phas(const struct rules *r, uint32_t p, int q, int f)
 {
-	return r->phas[(size_t)p * PRIOS + q] & (1u << f);
+	const union vword *b = vblk(r, p);
+	return b[VW_TICK].u == r->vtick &&
+	       ((b[VW_PHAS + q / 2].u >> (q % 2 * 16)) & (1u << f));
 }
 
 static inline float pval(const struct rules *r, uint32_t p, int q, int f)
 {
-	return phas(r, p, q, f) ? r->pv[f][vix(r, p, q, f)] : 0;
+	return phas(r, p, q, f) ? vblk(r, p)[pvoff(r, q, f)].f : 0;
 }
 
 static inline bool qhas(const struct rules *r, uint32_t p, int f)
 {
-	return r->qhas[p] & (1u << f);
+	const union vword *b = vblk(r, p);
+	return b[VW_TICK].u == r->vtick && (b[VW_QHAS].u & (1u << f));
 }
 
 static inline float qval(const struct rules *r, uint32_t p, int f)
 {
-	return qhas(r, p, f) ? r->qv[f][p] : 0;
+	return qhas(r, p, f) ? vblk(r, p)[r->vqv + f].f : 0;
 }
 
 /* The refresh rate (XOFF frames/s) that holds a priority paused. */
@@ -1228,7 +1449,7 @@ static float pause_tail(const struct rules *r, uint32_t p, int q, int f_time,
 	if (!phas(r, p, q, f_time) || !phas(r, p, q, f_frames) ||
 	    !(refresh > 0))
 		return 0;
-	const struct pstamp *ps = &r->pst[lix(r, p, q) * 2 + (size_t)rx];
+	const struct pstamp *ps = pstamp(r, p, q, rx);
 	double win = ps->iv_ms * 1e-3;
 	double ratio = pval(r, p, q, f_time);
 	if (!(ratio > 0) || !(win > 0))
@@ -1241,28 +1462,52 @@ static float pause_tail(const struct rules *r, uint32_t p, int q, int f_time,
 	return (float)(ratio * win + ps->age_ms * 1e-3);
 }
 
+/* Port p's pause ratios and tails on the lossless priorities, from its
+ * view. False when it has no speed of its own: its peer's, which the
+ * read pass may not have reached yet, counts. */
+static bool port_ratios(struct rules *r, uint32_t p)
+{
+	const union vword *b = vblk(r, p);
+	bool now = b[VW_TICK].u == r->vtick;
+	double refresh = -1; /* refresh_rate(), when needed */
+	for (int q = 0; q < PRIOS; q++) {
+		if (!(r->c.lossless & (1u << q)))
+			continue;
+		size_t i = lix(r, p, q);
+		/* The usual case first: both pause times there and 0, no
+		 * watchdog: not paused either way, no tail. */
+		uint32_t h = now ? b[VW_PHAS + q / 2].u >> (q % 2 * 16) : 0;
+		const union vword *lv = &b[VW_PL + r->c.lane[q]];
+		uint32_t both = 1u << F_TX_PAUSE | 1u << F_RX_PAUSE;
+		if ((h & both) == both && lv[F_TX_PAUSE * r->c.nl].f == 0 &&
+		    lv[F_RX_PAUSE * r->c.nl].f == 0 &&
+		    !((h & 1u << F_WD) && lv[F_WD * r->c.nl].f > 0)) {
+			r->rtx[i] = r->rrx[i] = 0;
+			r->ttx[i] = r->trx[i] = 0;
+			continue;
+		}
+		if (refresh < 0)
+			refresh = refresh_rate(r, p);
+		r->rtx[i] = ratio_of(r, p, q, F_TX_PAUSE, F_TX_FRAMES, refresh);
+		r->rrx[i] = ratio_of(r, p, q, F_RX_PAUSE, F_RX_FRAMES, refresh);
+		r->ttx[i] =
+		    pause_tail(r, p, q, F_TX_PAUSE, F_TX_FRAMES, 0, refresh);
+		r->trx[i] =
+		    pause_tail(r, p, q, F_RX_PAUSE, F_RX_FRAMES, 1, refresh);
+		/* The switch's own watchdog says this queue is
+		 * stormed: held paused by the peer. */
+		if (pval(r, p, q, F_WD) > 0)
+			r->rrx[i] = 1;
+	}
+	return qhas(r, p, P_SPEED);
+}
+
+/* The ratios of the ports the read pass left (see read_store). */
 static void compute_ratios(struct rules *r)
 {
-	for (uint32_t p = 0; p < r->n_ports; p++) {
-		double refresh = refresh_rate(r, p);
-		for (int q = 0; q < PRIOS; q++) {
-			if (!(r->c.lossless & (1u << q)))
-				continue;
-			size_t i = lix(r, p, q);
-			r->rtx[i] =
-			    ratio_of(r, p, q, F_TX_PAUSE, F_TX_FRAMES, refresh);
-			r->rrx[i] =
-			    ratio_of(r, p, q, F_RX_PAUSE, F_RX_FRAMES, refresh);
-			r->ttx[i] = pause_tail(r, p, q, F_TX_PAUSE, F_TX_FRAMES,
-					       0, refresh);
-			r->trx[i] = pause_tail(r, p, q, F_RX_PAUSE, F_RX_FRAMES,
-					       1, refresh);
-			/* The switch's own watchdog says this queue is
-			 * stormed: held paused by the peer. */
-			if (pval(r, p, q, F_WD) > 0)
-				r->rrx[i] = 1;
-		}
-	}
+	for (uint32_t p = 0; p < r->n_ports; p++)
+		if (!(r->valid[p] & PV_RATIOS))
+			port_ratios(r, p);
 }
 
 /* Incidents. */
@@ -1532,7 +1777,7 @@ static void keep_resolved(struct rules *r, struct inc *in)
  */
 static inline bool port_present(const struct rules *r, uint32_t p)
 {
-	return (r->valid[p] & 4) || r->peer[p] >= 0;
+	return (r->valid[p] & PV_READ) || r->peer[p] >= 0;
 }
 
 /* Whether the origin has fresh data (else the incident is held). An
@@ -1549,7 +1794,7 @@ static bool origin_has_data(const struct rules *r, const struct inc *in)
 	if (!port_present(r, p))
 		return true;
 	/* Link state is gauges and totals; the rest needs rates. */
-	return r->valid[p] & (in->kind == RULES_LINK_FLAP ? 2 : 1);
+	return r->valid[p] & (in->kind == RULES_LINK_FLAP ? PV_FRESH : PV_RATE);
 }
 
 /* Outputs hook: an incident fired or resolved (report, alert). */
@@ -2218,10 +2463,13 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 static void lossy_rules(struct rules *r, int64_t now)
 {
 	struct cand *c = &r->cand;
-	for (int q = 0; q < PRIOS; q++) {
-		if (r->c.lossless & (1u << q))
+	/* Port by port: a port's priorities share its view block. */
+	for (uint32_t p = 0; p < r->n_ports; p++) {
+		if (!(r->valid[p] & PV_LOSSY))
 			continue;
-		for (uint32_t p = 0; p < r->n_ports; p++) {
+		for (int q = 0; q < PRIOS; q++) {
+			if (r->c.lossless & (1u << q))
+				continue;
 			float tx = pval(r, p, q, F_TX_FRAMES) +
 				   pval(r, p, q, F_TX_PAUSE) * 1000;
 			float rx = pval(r, p, q, F_RX_FRAMES) +
@@ -2474,7 +2722,7 @@ static void feed_report(struct rules *r, int64_t now)
 	report_begin(r->report, now);
 	struct report_port rp;
 	for (uint32_t p = 0; p < r->n_ports; p++) {
-		if (!(r->valid[p] & 1))
+		if (!(r->valid[p] & PV_RATE))
 			continue;
 		memset(&rp, 0, sizeof rp);
 		bool any = false;
@@ -2535,13 +2783,6 @@ struct report *rules_get_report(struct rules *r)
 	struct report *rep = r->report;
 	pthread_mutex_unlock(&r->lock);
 	return rep;
-}
-
-static double thread_cpu_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 void rules_tick(struct rules *r, int64_t now)

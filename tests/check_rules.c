@@ -460,6 +460,32 @@ START_TEST(test_removed_target_leaves_the_view)
 }
 END_TEST
 
+/* A series created after a withdrawal takes the freed store slot: the
+ * engine reads it as the new series (its device and counter), not as
+ * the one withdrawn that the slot held before. */
+START_TEST(test_reused_slot_reads_as_its_new_series)
+{
+	set("gpu9", "mlx5_1", FM_C_NIC_OUT_OF_BUFFER, 0, 0);
+	set("gpu9", "mlx5_1", FM_C_PFC_RX_PAUSE, 3, 0);
+	steps(3);
+	stop_device("gpu9");
+	ck_assert_uint_eq(
+	    store_withdraw_owner(F.st, store_intern(F.st, "gpu9")), 2);
+	/* Same kinds of series on another NIC, one of them dropping. */
+	set("gpu7", "mlx5_0", FM_C_PFC_RX_PAUSE, 3, 0);
+	set("gpu7", "mlx5_0", FM_C_NIC_OUT_OF_BUFFER, 0, 0);
+	steps(2);
+	set("gpu7", "mlx5_0", FM_C_NIC_OUT_OF_BUFFER, 0, 500);
+	steps(3);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_LOSSLESS_DROP, "gpu7", "mlx5_0", true, NULL));
+	ck_assert(!find(&s, RULES_LOSSLESS_DROP, "gpu9", "mlx5_1", true, NULL));
+	ck_assert_uint_eq(s.n_active, 1);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
 START_TEST(test_spreading_tree_from_congested_egress)
 {
 	chain();
@@ -1230,6 +1256,7 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_pause_bursts_are_not_a_storm);
 	tcase_add_test(tc, test_deadlock_fires_on_its_onset_sample);
 	tcase_add_test(tc, test_removed_target_leaves_the_view);
+	tcase_add_test(tc, test_reused_slot_reads_as_its_new_series);
 	tcase_add_test(tc, test_spreading_tree_from_congested_egress);
 	tcase_add_test(tc, test_deadlock_cycle);
 	tcase_add_test(tc, test_cycle_with_progress_is_not_deadlock);
