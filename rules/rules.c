@@ -131,6 +131,7 @@ enum {
 	PV_SEEN = 8,	/* a value, fresh or not */
 	PV_RATIOS = 16, /* its ratios and tails are computed */
 	PV_LOSSY = 32,	/* a pause figure on a lossy priority (not 0) */
+	PV_ALL = PV_RATE | PV_FRESH | PV_READ | PV_SEEN,
 };
 
 enum mkind { M_UNKNOWN = 0, M_IGNORE, M_PRIO, M_PORT };
@@ -148,7 +149,7 @@ struct slot_map {
 	uint32_t kind : 2;  /* enum mkind */
 	uint32_t cls : 7;   /* the view class: r->vcls[cls] */
 	uint32_t vkind : 2; /* enum vkind */
-	uint32_t spare : 1;
+	uint32_t lossy : 1; /* the class is lossy (vclass.lossy) */
 };
 
 /*
@@ -1068,6 +1069,7 @@ static void classify(struct rules *r, struct slot_map *m,
 	m->cls = c->kind == M_PRIO ? 1u + c->field * PRIOS + (unsigned)prio
 				   : (unsigned)VCLS_PORT + c->field;
 	m->vkind = c->vkind;
+	m->lossy = c->kind == M_PRIO && !(r->c.lossless & (1u << prio));
 	if (c->kind == M_PORT &&
 	    (c->field == P_CE || c->field == P_CNP_SENT ||
 	     c->field == P_CNP_HANDLED || c->field == P_CNP_IGNORED ||
@@ -1271,8 +1273,17 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 			cage = INT64_MAX;
 			clast = INT64_MIN;
 		}
-		cval |= PV_READ;
 		reads++;
+		/* Half the series: pause figures of lossy priorities, 0,
+		 * stamped like the series before them in the port's run.
+		 * They add nothing to what the run holds. */
+		if (m->lossy && (cval & PV_ALL) == PV_ALL &&
+		    (meta & (STORE_FIG_HAS_VALUE | STORE_FIG_HAS_RATE)) ==
+			(STORE_FIG_HAS_VALUE | STORE_FIG_HAS_RATE) &&
+		    store_fig_float(head) == 0 &&
+		    store_fig_stamp(fg) == last_stamp)
+			continue;
+		cval |= PV_READ;
 		if (!(meta & STORE_FIG_HAS_VALUE))
 			continue;
 		/* A port's series mostly share their stamp (one
