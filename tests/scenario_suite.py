@@ -13,7 +13,8 @@ clock. At the end the incidents that fired are compared with the
 scenario's truth file:
 
   * every expected incident found: its kind, at its origin (device,
-    port when the truth names one, priority when it names one);
+    port when the truth names one, priority when it names one), fired
+    no earlier than a second before the truth's `from`;
   * the truth's victims among the incident's other subjects (the truth
     lists victims and spreaders alike: every non-origin subject counts);
   * no incident fired that the truth does not list (a false positive);
@@ -59,6 +60,9 @@ POLL_S = 0.2
 # Seconds past the scenario's end fabsim keeps serving: the last sample
 # and the clear timers (the suite does not score resolution).
 MARGIN_S = 4
+# How much earlier than the truth's `from` an incident may fire and still
+# be that incident: a sample's window (1 s) that began before it.
+EARLY_S = 1.0
 # How long fabsim and fabmond may take to start under load (a bound on
 # a hang, not a timing check).
 START_S = 60
@@ -299,6 +303,13 @@ class Run:
             onset = self.wall_at(seconds(t["from"]))
             if onset is not None:
                 row["latency"] = hit["fired"] - onset
+                # Fired before the truth's incident began (beyond a
+                # sample's rounding): the engine saw something else.
+                if row["latency"] < -EARLY_S:
+                    self.failures += 1
+                    row["note"] = row["note"] or (
+                        "fired %.1f s before the truth's from"
+                        % -row["latency"])
             else:
                 row["note"] = row["note"] or "present at start"
             self.rows.append(row)
