@@ -7,6 +7,7 @@
  * lossless one, port traffic, link state: 31 series, about 2 M in all).
  * Each round stores one sample of every series (not timed) and runs one
  * engine tick (timed: the engine thread's CPU time and the wall clock).
+ * The engine feeds a validation report every tick, as fabmond's does.
  * Phases: the first tick (slot map and graph built), a quiet fabric, and
  * a fabric with a pause storm spreading from one port over several hops.
  * Two references show the machine's speed right now: every series read
@@ -21,6 +22,7 @@
 #include "cfg.h"
 #include "counters.h"
 #include "links.h"
+#include "report.h"
 #include "rules.h"
 #include "store.h"
 
@@ -253,6 +255,14 @@ int main(int argc, char **argv)
 
 	struct rules_opts ro = { .real_ns = clk };
 	struct rules *r = rules_new(st, l, NULL, c, &ro);
+	/* Fed every tick, as fabmond does (its config's defaults). */
+	struct report_opts rpo = { .window_ns = c->report.window_ns,
+				   .step_ns = c->report.step_ns,
+				   .max_records = c->report.max_records,
+				   .max_incidents = c->report.max_incidents,
+				   .lossless_mask = c->lossless_mask };
+	struct report *rep = report_new(st, &rpo);
+	rules_set_outputs(r, rep, NULL);
 	double *cpu = calloc(rounds, sizeof *cpu);
 	double *wall = calloc(rounds, sizeof *wall);
 
@@ -314,6 +324,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)ss.series);
 
 	rules_free(r);
+	report_free(rep);
 	links_free(l);
 	store_free(st);
 	cfg_free(c);

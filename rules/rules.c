@@ -131,6 +131,7 @@ enum {
 	PV_SEEN = 8,	/* a value, fresh or not */
 	PV_RATIOS = 16, /* its ratios and tails are computed */
 	PV_LOSSY = 32,	/* a pause figure on a lossy priority (not 0) */
+	PV_ACTIVE = 64, /* a figure the report counts is not 0 */
 	PV_ALL = PV_RATE | PV_FRESH | PV_READ | PV_SEEN,
 };
 
@@ -163,11 +164,12 @@ struct slot_map {
 #define VCLS_N	  (VCLS_PORT + P_N)
 _Static_assert(VCLS_N <= 128, "view classes fit the slot map");
 struct vclass {
-	uint8_t woff;  /* the value's word */
-	uint8_t hw;    /* the has-bits word */
-	uint8_t sum;   /* readings add up (else the largest) */
-	uint8_t lossy; /* a lossy priority's pause figure */
-	uint8_t pst;   /* its pause stamp's word; 0: none */
+	uint8_t woff;	/* the value's word */
+	uint8_t hw;	/* the has-bits word */
+	uint8_t sum;	/* readings add up (else the largest) */
+	uint8_t lossy;	/* a lossy priority's pause figure */
+	uint8_t pst;	/* its pause stamp's word; 0: none */
+	uint8_t report; /* a figure the report counts (feed_report) */
 	uint32_t hmask;
 };
 
@@ -821,6 +823,7 @@ static void build_vclasses(struct rules *r)
 			vc->hmask = (1u << f) << (q % 2 * 16);
 			vc->sum = pfield_agg[f] == A_SUM;
 			vc->lossy = !lossless;
+			vc->report = f != F_TX_PKTS && f != F_OCC;
 			if (lossless && (f == F_TX_PAUSE || f == F_RX_PAUSE))
 				vc->pst =
 				    (uint8_t)(r->vpst + r->c.lane[q] * 2u +
@@ -833,6 +836,9 @@ static void build_vclasses(struct rules *r)
 		vc->hw = VW_QHAS;
 		vc->hmask = 1u << f;
 		vc->sum = qfield_agg[f] == A_SUM;
+		vc->report = f == P_CE || f == P_CNP_SENT ||
+			     f == P_CNP_HANDLED || f == P_CNP_IGNORED ||
+			     f == P_OOB;
 	}
 }
 
@@ -1322,6 +1328,8 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 				continue;
 			cval |= PV_LOSSY;
 		}
+		if (vc->report && x != 0)
+			cval |= PV_ACTIVE;
 		apply(r, m, vc, x, age, iv);
 	}
 	flush_port(r, cur, cval, cage, clast);
@@ -2733,7 +2741,10 @@ static void feed_report(struct rules *r, int64_t now)
 	report_begin(r->report, now);
 	struct report_port rp;
 	for (uint32_t p = 0; p < r->n_ports; p++) {
-		if (!(r->valid[p] & PV_RATE))
+		/* Nothing the report counts is other than 0: it would be
+		 * skipped below. */
+		if ((r->valid[p] & (PV_RATE | PV_ACTIVE)) !=
+		    (PV_RATE | PV_ACTIVE))
 			continue;
 		memset(&rp, 0, sizeof rp);
 		bool any = false;
