@@ -205,29 +205,7 @@ pass "fabmond stops cleanly with the pusher running"
 # sees the pause time and names host1 among the stragglers.
 FABSIM="$top_builddir/fabsim"
 [ -x "$FABSIM" ] || fail "no fabsim at $FABSIM"
-cat >"$WORK/fabric.yaml" <<'YAML'
-lossless_priorities: [3]
-speed: 400G
-nics: 1
-spines: {count: 1, name: "spine%d", flavour: [sonic]}
-leaves: {count: 2, name: "leaf%d", flavour: [sonic]}
-hosts: {count: 2, name: "host%d"}
-YAML
-cat >"$WORK/storm.yaml" <<'YAML'
-topology: fabric.yaml
-seed: 1
-duration: 1h
-traffic: {pattern: ring_allreduce, load: 0.5}
-events:
-  - {at: 2s, do: nic, port: "host1:mlx5_0", rx_drain: 0, storm_critical: 0s}
-YAML
-cat >"$WORK/storm.truth.yaml" <<'YAML'
-incidents:
-  - kind: pfc_storm
-    origin: {device: host1, port: mlx5_0, priority: 3}
-    victims: ["leaf1:Ethernet0"]
-    from: 2s
-YAML
+storm_fabric "$WORK" 1 2 sonic sonic 2 leaf1:Ethernet0
 "$FABSIM" -s "$WORK/storm.yaml" --no-snmp \
 	--nic-dir "$WORK/nic" --nic-hosts host0,host1 \
 	--emit-config "$WORK/sim.yaml" --fabmond-listen 127.0.0.1:0 \

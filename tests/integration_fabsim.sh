@@ -16,29 +16,8 @@ command -v curl >/dev/null || skip "curl is not installed"
 # Three spines and three leaves, one of each flavour per tier, one host
 # per leaf. host1's NIC (on leaf1, SONiC) stops draining at 2 s and stall
 # prevention is off, so it pauses leaf1's Ethernet0 for good.
-cat >"$WORK/fabric.yaml" <<'YAML'
-lossless_priorities: [3]
-speed: 400G
-nics: 1
-spines: {count: 3, name: "spine%d", flavour: [sonic, arista, openconfig]}
-leaves: {count: 3, name: "leaf%d", flavour: [openconfig, sonic, arista]}
-hosts: {count: 3, name: "host%d"}
-YAML
-cat >"$WORK/storm.yaml" <<'YAML'
-topology: fabric.yaml
-seed: 1
-duration: 1h
-traffic: {pattern: ring_allreduce, load: 0.5}
-events:
-  - {at: 2s, do: nic, port: "host1:mlx5_0", rx_drain: 0, storm_critical: 0s}
-YAML
-cat >"$WORK/storm.truth.yaml" <<'YAML'
-incidents:
-  - kind: pfc_storm
-    origin: {device: host1, port: mlx5_0, priority: 3}
-    victims: ["leaf1:Ethernet0"]
-    from: 2s
-YAML
+storm_fabric "$WORK" 3 3 "sonic, arista, openconfig" \
+	"openconfig, sonic, arista" 2 leaf1:Ethernet0
 
 # A bad topology: the loader's file:line:col and exit status 2.
 printf 'spines: {count: 2}\nleaves: {count: x}\nhosts: {count: 1}\n' \

@@ -16,28 +16,7 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 FABSIM="$top_builddir/fabsim"
 [ -x "$FABSIM" ] || fail "no fabsim at $FABSIM"
 
-cat >"$WORK/fabric.yaml" <<'YAML'
-lossless_priorities: [3]
-speed: 400G
-nics: 1
-spines: {count: 1, name: "spine%d", flavour: [arista]}
-leaves: {count: 2, name: "leaf%d", flavour: [arista]}
-hosts: {count: 2, name: "host%d"}
-YAML
-cat >"$WORK/storm.yaml" <<'YAML'
-topology: fabric.yaml
-seed: 1
-duration: 1h
-traffic: {pattern: ring_allreduce, load: 0.5}
-events:
-  - {at: 3s, do: nic, port: "host1:mlx5_0", rx_drain: 0, storm_critical: 0s}
-YAML
-cat >"$WORK/storm.truth.yaml" <<'YAML'
-incidents:
-  - kind: pfc_storm
-    origin: {device: host1, port: mlx5_0, priority: 3}
-    from: 3s
-YAML
+storm_fabric "$WORK" 1 2 arista arista 3
 "$FABSIM" -s "$WORK/storm.yaml" --no-snmp --no-static-links \
 	--nic-dir "$WORK/nic" --emit-config "$WORK/sim.yaml" \
 	--fabmond-listen 127.0.0.1:0 \

@@ -92,3 +92,38 @@ stop_pid() {
 http_get() {
 	curl -sS --max-time 10 "$@"
 }
+
+# storm_fabric DIR SPINES LEAVES SPINE_FLAVOURS LEAF_FLAVOURS ONSET [VICTIM]
+# Writes a small fabsim fabric and a NIC storm on it, for the end-to-end
+# tests: DIR/fabric.yaml (SPINES spines and LEAVES leaves of the given
+# flavour lists, e.g. "sonic, arista", one host per leaf with one 400G
+# NIC, lossless priority 3), DIR/storm.yaml (ring all-reduce at half
+# load; host1's NIC stops draining ONSET seconds in, stall prevention
+# off, so it pauses its leaf for good) and DIR/storm.truth.yaml (that
+# pfc_storm at host1:mlx5_0 priority 3, VICTIM among its victims if
+# given).
+storm_fabric() {
+	cat >"$1/fabric.yaml" <<YAML
+lossless_priorities: [3]
+speed: 400G
+nics: 1
+spines: {count: $2, name: "spine%d", flavour: [$4]}
+leaves: {count: $3, name: "leaf%d", flavour: [$5]}
+hosts: {count: $3, name: "host%d"}
+YAML
+	cat >"$1/storm.yaml" <<YAML
+topology: fabric.yaml
+seed: 1
+duration: 1h
+traffic: {pattern: ring_allreduce, load: 0.5}
+events:
+  - {at: ${6}s, do: nic, port: "host1:mlx5_0", rx_drain: 0, storm_critical: 0s}
+YAML
+	{
+		echo "incidents:"
+		echo "  - kind: pfc_storm"
+		echo "    origin: {device: host1, port: mlx5_0, priority: 3}"
+		[ -n "${7:-}" ] && echo "    victims: [\"$7\"]"
+		echo "    from: ${6}s"
+	} >"$1/storm.truth.yaml"
+}
