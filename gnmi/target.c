@@ -38,12 +38,17 @@
  * heartbeat cycles (a slow client loses samples, as on a real target),
  * and one reaching GT_QUEUE_HARD or GT_QUEUE_HARD_BYTES is cancelled
  * with RESOURCE_EXHAUSTED.
+ * Stream notifications are packed by hand (the stream encoder, below),
+ * byte for byte as protobuf-c would pack them, with each long JSON
+ * value referenced from the refcounted slice it was set in rather than
+ * copied; Get and everything else go through protobuf-c.
  *
  * Timers. The core C API has no timer, so the loop passes the earliest
  * due time of its targets as the deadline of grpc_completion_queue_next
  * (at most a second ahead). Each target caches its own earliest due
- * time, so a loop with a thousand targets locks only the targets that
- * are due. Due times are set by the loop thread only (when a
+ * time, and the loop a copy of them all in one array, so a loop with a
+ * thousand targets reads one array and locks only the targets that are
+ * due. Due times are set by the loop thread only (when a
  * subscription starts and when its timers run; silence suppresses the
  * sends, not the timers), so API threads never need to wake the loop:
  * what they cause (ON_CHANGE updates, injections) they queue on the
@@ -56,7 +61,9 @@
  * value to the published one; a leaf whose published value changes (or
  * appears, or goes) gets the tick's generation, so a subscription finds
  * what changed since it last sent by comparing generations, without
- * per-leaf state.
+ * per-leaf state; the target keeps the generation of its last delete,
+ * so that a SAMPLE subscription (which hears of deletes only) skips
+ * that walk when there was none.
  */
 #include "config.h"
 
@@ -101,6 +108,9 @@
 #define GT_CHUNK_UPDATES    512
 #define GT_CHUNK_BYTES	    (1024 * 1024)
 #define GT_BIND_RETRIES	    50
+/* JSON values at least this long are sent by reference (see the
+ * stream encoder), shorter ones copied. */
+#define GT_REF_MIN 512
 /* The loop wakes for its timers on this grid: a sample is late by up
  * to this much, never early, and a loop whose thousand targets fall
  * due at scattered times walks them at most 1/GT_TIMER_GRAIN_NS times
@@ -153,9 +163,12 @@ struct gt_value {
 		int64_t i;
 		double d;
 		bool b;
-		char *s; /* GT_STRING, GT_JSON: owned */
+		char *s; /* GT_STRING, GT_JSON: owned (GT_JSON: in sl) */
 	};
 	size_t len; /* of s, without its NUL: counted once, when set */
+	/* GT_JSON: the refcounted slice that holds s, so that messages
+	 * carry the text by reference rather than by copy. */
+	grpc_slice sl;
 };
 
 enum gt_stage {
@@ -168,6 +181,10 @@ struct gnmi_target_leaf {
 	struct gnmi_target *t;
 	struct gnmi_path path; /* no origin, no target, no wildcards */
 	Gnmi__Path *pb;
+	/* pb without its first pk_skip elements, packed (the stream
+	 * encoder's cache; NULL until a stream sends the leaf). */
+	uint8_t *pk;
+	size_t pk_len, pk_skip;
 	char *key; /* canonical path string, the hash key */
 	uint32_t hash;
 	struct gnmi_target_leaf *hnext;
@@ -213,6 +230,9 @@ struct gt_prefix {
 	Gnmi__Path bare;       /* full without its elements */
 	bool has_bare;	       /* bare has a target or an origin */
 	bool relative_ok;      /* elements and no wildcards */
+	/* full and bare packed, for the stream encoder */
+	uint8_t *pk_full, *pk_bare;
+	size_t pk_full_len, pk_bare_len;
 };
 
 struct gt_stream {
@@ -272,13 +292,22 @@ struct gnmi_target_loop {
 	pthread_t thread;
 	pthread_mutex_t lock;	     /* guards targets */
 	struct gnmi_target *targets; /* linked by lnext/lprev */
-	int64_t next_due;	     /* loop thread only */
+	/* The same targets as an array, their due times side by side
+	 * (tdue[i] is tv[i]->next_due as the walk last saw it), so that
+	 * finding the due ones among a thousand reads 8 KiB rather than
+	 * a thousand scattered targets; guarded by lock. */
+	struct gnmi_target **tv;
+	int64_t *tdue;
+	size_t n_tv, cap_tv;
+	int64_t next_due; /* loop thread only */
+	bool resync;	  /* loop thread only: a next_due changed elsewhere */
 };
 
 struct gnmi_target {
 	struct gnmi_target_loop *loop;
 	bool own_loop;
 	struct gnmi_target *lprev, *lnext;
+	size_t lidx;	  /* in loop->tv, under loop->lock */
 	int64_t next_due; /* loop thread only: earliest timer of this target */
 
 	pthread_mutex_t lock;
@@ -307,6 +336,7 @@ struct gnmi_target {
 	struct gnmi_target_leaf **dirty;
 	size_t n_dirty, cap_dirty;
 	uint64_t gen;
+	uint64_t del_gen; /* the last tick that deleted a published leaf */
 	int64_t tick_ts;
 	bool silent;
 };
@@ -412,8 +442,10 @@ static void format_duration(char *buf, size_t len, uint64_t ns)
 
 static void value_clear(struct gt_value *v)
 {
-	if (v->type == GT_STRING || v->type == GT_JSON)
+	if (v->type == GT_STRING)
 		free(v->s);
+	else if (v->type == GT_JSON)
+		grpc_slice_unref(v->sl);
 	v->type = GT_NONE;
 }
 
@@ -688,6 +720,12 @@ static int prefix_init(struct gt_prefix *x, const Gnmi__Path *pb)
 	x->bare.elem = NULL;
 	x->has_bare = nonempty(x->path.target) || nonempty(x->path.origin);
 	x->relative_ok = x->path.n_elem > 0 && !path_has_wildcard(&x->path);
+	x->pk_full_len = gnmi__path__get_packed_size(x->full);
+	x->pk_full = xmalloc(x->pk_full_len + 1);
+	gnmi__path__pack(x->full, x->pk_full);
+	x->pk_bare_len = gnmi__path__get_packed_size(&x->bare);
+	x->pk_bare = xmalloc(x->pk_bare_len + 1);
+	gnmi__path__pack(&x->bare, x->pk_bare);
 	return 0;
 }
 
@@ -695,6 +733,8 @@ static void prefix_clear(struct gt_prefix *x)
 {
 	if (x->full)
 		gnmi_path_pb_free(x->full);
+	free(x->pk_full);
+	free(x->pk_bare);
 	gnmi_path_clear(&x->path);
 	memset(x, 0, sizeof *x);
 }
@@ -768,6 +808,7 @@ static void leaf_free(struct gnmi_target_leaf *l)
 	value_clear(&l->live);
 	value_clear(&l->pub);
 	gnmi_path_pb_free(l->pb);
+	free(l->pk);
 	gnmi_path_clear(&l->path);
 	free(l->key);
 	free(l);
@@ -814,6 +855,7 @@ static void leaf_publish(struct gnmi_target_leaf *l, uint64_t gen)
 	} else if (l->staged == GT_STAGE_DELETE && l->pub.type != GT_NONE) {
 		value_clear(&l->pub);
 		l->changed_gen = gen;
+		l->t->del_gen = gen;
 	}
 	l->staged = GT_STAGE_NONE;
 }
@@ -1148,6 +1190,217 @@ static void send_response(struct gt_call *c, Gnmi__SubscribeResponse *r)
 	call_enqueue(c, pack_message(&r->base), false);
 }
 
+/*
+ * The stream encoder. A sample round of a big switch is thousands of
+ * updates of a few hundred bytes of JSON each, sent every second on
+ * each of a thousand streams, so building the protobuf-c tree and
+ * packing it (sizing every field, copying every text) was most of the
+ * loop thread's time. This writes the same bytes that packing the
+ * SubscribeResponse note_fill() builds would (the same fields in the
+ * same order, protobuf-c's rules for what is omitted), but by hand:
+ * leaf paths are packed once and cached on the leaf, prefixes once per
+ * stream, and long JSON values are not copied at all: the message is a
+ * list of slices, the framing bytes (and short values) in one buffer
+ * and each long JSON text by reference to the refcounted slice it was
+ * set in. Other values go through protobuf-c's TypedValue packing.
+ */
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* A length-delimited field of len bytes (field numbers below 16: a
+ * one-byte key), all told; and its key and length. */
+static size_t ld_size(size_t len)
+{
+	return 1 + varint_len(len) + len;
+}
+
+static uint8_t *put_ld(uint8_t *p, unsigned field, size_t len)
+{
+	*p++ = (uint8_t)(field << 3 | 2);
+	return put_varint(p, len);
+}
+
+/* l's path without its first skip elements, packed (cached). */
+static const uint8_t *leaf_packed_path(struct gnmi_target_leaf *l, size_t skip,
+				       size_t *len)
+{
+	if (!l->pk || l->pk_skip != skip) {
+		Gnmi__Path p = *l->pb;
+		p.elem += skip;
+		p.n_elem -= skip;
+		size_t n = gnmi__path__get_packed_size(&p);
+		l->pk = xrealloc(l->pk, n + 1);
+		gnmi__path__pack(&p, l->pk);
+		l->pk_len = n;
+		l->pk_skip = skip;
+	}
+	*len = l->pk_len;
+	return l->pk;
+}
+
+/* JSON values go by reference, but for short ones a slice of their
+ * own costs more than a copy; typed_value_set puts them in json_val for
+ * the JSON encoding and in json_ietf_val for the others. */
+static bool value_by_ref(const struct gt_value *v)
+{
+	return v->type == GT_JSON && v->len >= GT_REF_MIN;
+}
+
+/* Copied as JSON straight into the framing (no protobuf-c either). */
+static bool value_json_copy(const struct gt_value *v)
+{
+	return v->type == GT_JSON && v->len > 0 && v->len < GT_REF_MIN;
+}
+
+static unsigned json_field(int enc)
+{
+	return enc == GNMI__ENCODING__JSON ? 10 : 11;
+}
+
+/* A SubscribeResponse whose update is the Notification of the n
+ * entries e (as note_fill() and pack_message() would make it). */
+static grpc_byte_buffer *pack_stream_note(const struct gt_prefix *pfx,
+					  const struct gt_entry *e, size_t n,
+					  int enc, int64_t ts)
+{
+	size_t skip = 0;
+	const uint8_t *pre = NULL;
+	size_t pre_len = 0;
+	if (note_relative(pfx, e, n)) {
+		pre = pfx->pk_full;
+		pre_len = pfx->pk_full_len;
+		skip = pfx->path.n_elem;
+	} else if (pfx->has_bare) {
+		pre = pfx->pk_bare;
+		pre_len = pfx->pk_bare_len;
+	}
+	/* Sizes: the Notification, and the bytes of framing (all but the
+	 * values sent by reference). Values packed by protobuf-c are
+	 * kept for the second pass. */
+	struct gt_tv {
+		uint8_t *buf;
+		size_t len;
+	} *tv = xcalloc(n, sizeof *tv);
+	size_t note = 0, by_ref = 0;
+	if (ts)
+		note += 1 + varint_len((uint64_t)ts);
+	if (pre)
+		note += ld_size(pre_len);
+	for (size_t i = 0; i < n; i++) {
+		size_t plen;
+		leaf_packed_path(e[i].leaf, skip, &plen);
+		if (e[i].del) {
+			note += ld_size(plen);
+			continue;
+		}
+		const struct gt_value *v = &e[i].leaf->pub;
+		size_t tvl;
+		if (value_by_ref(v)) {
+			tvl = ld_size(v->len);
+			by_ref += v->len;
+		} else if (value_json_copy(v)) {
+			tvl = ld_size(v->len);
+		} else {
+			Gnmi__TypedValue t;
+			char *text;
+			gnmi__typed_value__init(&t);
+			typed_value_set(&t, v, enc, &text);
+			tv[i].len = gnmi__typed_value__get_packed_size(&t);
+			tv[i].buf = xmalloc(tv[i].len + 1);
+			gnmi__typed_value__pack(&t, tv[i].buf);
+			free(text);
+			tvl = tv[i].len;
+		}
+		note += ld_size(ld_size(plen) + ld_size(tvl));
+	}
+	size_t total = ld_size(note);
+	size_t frame = total - by_ref;
+	grpc_slice arena = grpc_slice_malloc_large(frame ? frame : 1);
+	uint8_t *base = GRPC_SLICE_START_PTR(arena), *p = base, *from = base;
+	/* The pieces go straight into the buffer's slice list, each with
+	 * its own reference. */
+	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(NULL, 0);
+	grpc_slice_buffer *sb = &bb->data.raw.slice_buffer;
+	p = put_ld(p, 1, note);
+	if (ts) {
+		*p++ = 1 << 3; /* timestamp, varint */
+		p = put_varint(p, (uint64_t)ts);
+	}
+	if (pre) {
+		p = put_ld(p, 2, pre_len);
+		memcpy(p, pre, pre_len);
+		p += pre_len;
+	}
+	/* protobuf-c packs every update (4), then every delete (5). */
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].del)
+			continue;
+		const struct gt_value *v = &e[i].leaf->pub;
+		size_t plen;
+		const uint8_t *path = leaf_packed_path(e[i].leaf, skip, &plen);
+		bool ref = value_by_ref(v), copy = value_json_copy(v);
+		size_t tvl = ref || copy ? ld_size(v->len) : tv[i].len;
+		p = put_ld(p, 4, ld_size(plen) + ld_size(tvl));
+		p = put_ld(p, 1, plen);
+		memcpy(p, path, plen);
+		p += plen;
+		p = put_ld(p, 3, tvl);
+		if (copy) {
+			p = put_ld(p, json_field(enc), v->len);
+			memcpy(p, v->s, v->len);
+			p += v->len;
+			continue;
+		}
+		if (!ref) {
+			memcpy(p, tv[i].buf, tv[i].len);
+			p += tv[i].len;
+			continue;
+		}
+		p = put_ld(p, json_field(enc), v->len);
+		grpc_slice_buffer_add(sb, grpc_slice_sub(arena,
+							 (size_t)(from - base),
+							 (size_t)(p - base)));
+		grpc_slice_buffer_add(sb, grpc_slice_sub(v->sl, 0, v->len));
+		from = p;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!e[i].del)
+			continue;
+		size_t plen;
+		const uint8_t *path = leaf_packed_path(e[i].leaf, skip, &plen);
+		p = put_ld(p, 5, plen);
+		memcpy(p, path, plen);
+		p += plen;
+	}
+	if (p > from)
+		grpc_slice_buffer_add(sb, grpc_slice_sub(arena,
+							 (size_t)(from - base),
+							 (size_t)(p - base)));
+	grpc_slice_unref(arena);
+	for (size_t i = 0; i < n; i++)
+		free(tv[i].buf);
+	free(tv);
+	return bb;
+}
+
 /* Sends the entries as notifications, in chunks of bounded size. */
 static void stream_emit(struct gt_call *c, const struct gt_batch *b)
 {
@@ -1163,14 +1416,10 @@ static void stream_emit(struct gt_call *c, const struct gt_batch *b)
 			bytes += 64;
 			n++;
 		}
-		struct gt_note no;
-		note_fill(&no, &st->pfx, &b->v[i], n, st->encoding,
-			  c->t->tick_ts);
-		Gnmi__SubscribeResponse r = GNMI__SUBSCRIBE_RESPONSE__INIT;
-		r.response_case = GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE;
-		r.update = &no.n;
-		send_response(c, &r);
-		note_clear(&no);
+		call_enqueue(c,
+			     pack_stream_note(&st->pfx, &b->v[i], n,
+					      st->encoding, c->t->tick_ts),
+			     false);
 		i += n;
 	}
 }
@@ -1227,6 +1476,12 @@ static void stream_on_tick(struct gt_call *c)
 	struct gt_batch b = { 0 };
 	for (size_t i = 0; i < st->n_subs; i++) {
 		struct gt_sub *s = &st->subs[i];
+		/* A SAMPLE subscription hears of deletes only: with none
+		 * since it last looked, its leaves need no walk. */
+		if (s->mode == GT_SM_SAMPLE && t->del_gen <= s->last_gen) {
+			s->last_gen = t->gen;
+			continue;
+		}
 		sub_refresh(t, s);
 		for (size_t k = 0; k < s->n_matched; k++) {
 			struct gnmi_target_leaf *l = s->matched[k];
@@ -1315,6 +1570,7 @@ static void schedule(struct gnmi_target *t, int64_t due)
 {
 	t->next_due = min64(t->next_due, due);
 	t->loop->next_due = min64(t->loop->next_due, due);
+	t->loop->resync = true;
 }
 
 /* RPC handlers */
@@ -1904,13 +2160,20 @@ static void loop_run_due(struct gnmi_target_loop *loop, int64_t now)
 {
 	int64_t due = INT64_MAX;
 	pthread_mutex_lock(&loop->lock);
-	for (struct gnmi_target *t = loop->targets; t; t = t->lnext) {
-		if (t->next_due <= now) {
+	if (loop->resync) {
+		for (size_t i = 0; i < loop->n_tv; i++)
+			loop->tdue[i] = loop->tv[i]->next_due;
+		loop->resync = false;
+	}
+	for (size_t i = 0; i < loop->n_tv; i++) {
+		if (loop->tdue[i] <= now) {
+			struct gnmi_target *t = loop->tv[i];
 			pthread_mutex_lock(&t->lock);
 			t->next_due = target_service(t, now);
 			pthread_mutex_unlock(&t->lock);
+			loop->tdue[i] = t->next_due;
 		}
-		due = min64(due, t->next_due);
+		due = min64(due, loop->tdue[i]);
 	}
 	pthread_mutex_unlock(&loop->lock);
 	if (due != INT64_MAX && due <= INT64_MAX - GT_TIMER_GRAIN_NS)
@@ -1971,6 +2234,8 @@ void gnmi_target_loop_free(struct gnmi_target_loop *loop)
 	grpc_completion_queue_destroy(loop->cq);
 	pthread_mutex_destroy(&loop->lock);
 	grpc_shutdown();
+	free(loop->tv);
+	free(loop->tdue);
 	free(loop);
 }
 
@@ -2108,6 +2373,16 @@ static void loop_link(struct gnmi_target_loop *loop, struct gnmi_target *t)
 	if (loop->targets)
 		loop->targets->lprev = t;
 	loop->targets = t;
+	if (loop->n_tv == loop->cap_tv) {
+		loop->cap_tv = loop->cap_tv ? 2 * loop->cap_tv : 16;
+		loop->tv =
+		    xreallocarray(loop->tv, loop->cap_tv, sizeof *loop->tv);
+		loop->tdue =
+		    xreallocarray(loop->tdue, loop->cap_tv, sizeof *loop->tdue);
+	}
+	t->lidx = loop->n_tv++;
+	loop->tv[t->lidx] = t;
+	loop->tdue[t->lidx] = t->next_due;
 	pthread_mutex_unlock(&loop->lock);
 }
 
@@ -2120,6 +2395,10 @@ static void loop_unlink(struct gnmi_target_loop *loop, struct gnmi_target *t)
 		loop->targets = t->lnext;
 	if (t->lnext)
 		t->lnext->lprev = t->lprev;
+	size_t last = --loop->n_tv;
+	loop->tv[t->lidx] = loop->tv[last];
+	loop->tdue[t->lidx] = loop->tdue[last];
+	loop->tv[t->lidx]->lidx = t->lidx;
 	pthread_mutex_unlock(&loop->lock);
 }
 
@@ -2295,24 +2574,44 @@ void gnmi_target_leaf_set_bool(struct gnmi_target_leaf *l, bool v)
 	leaf_stage(l, (struct gt_value){ .type = GT_BOOL, .b = v });
 }
 
-/* A text value: a copy of s with its length. */
-static struct gt_value value_text(enum gt_type type, const char *s)
+/* A text value: a copy of the n bytes at s with its length (JSON in a
+ * refcounted slice, never an inlined one: s points into it and the
+ * value is moved around by copy). */
+static struct gt_value value_text(enum gt_type type, const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	struct gt_value v = { .type = type, .len = n };
-	v.s = xmalloc(n + 1);
-	memcpy(v.s, s, n + 1);
+	if (type == GT_JSON) {
+		v.sl = grpc_slice_malloc_large(n + 1);
+		v.s = (char *)GRPC_SLICE_START_PTR(v.sl);
+	} else {
+		v.s = xmalloc(n + 1);
+	}
+	memcpy(v.s, s, n);
+	v.s[n] = '\0';
 	return v;
 }
 
 void gnmi_target_leaf_set_string(struct gnmi_target_leaf *l, const char *v)
 {
-	leaf_stage(l, value_text(GT_STRING, v ? v : ""));
+	if (!v)
+		v = "";
+	leaf_stage(l, value_text(GT_STRING, v, strlen(v)));
 }
 
 void gnmi_target_leaf_set_json(struct gnmi_target_leaf *l, const char *json)
 {
-	leaf_stage(l, value_text(GT_JSON, json ? json : "null"));
+	if (!json)
+		json = "null";
+	leaf_stage(l, value_text(GT_JSON, json, strlen(json)));
+}
+
+void gnmi_target_leaf_set_json_len(struct gnmi_target_leaf *l, const char *json,
+				   size_t len)
+{
+	if (!json)
+		gnmi_target_leaf_set_json(l, NULL);
+	else
+		leaf_stage(l, value_text(GT_JSON, json, len));
 }
 
 void gnmi_target_leaf_delete(struct gnmi_target_leaf *l)

@@ -177,6 +177,10 @@ void gnmi_target_leaf_set_double(struct gnmi_target_leaf *l, double v);
 void gnmi_target_leaf_set_bool(struct gnmi_target_leaf *l, bool v);
 void gnmi_target_leaf_set_string(struct gnmi_target_leaf *l, const char *v);
 void gnmi_target_leaf_set_json(struct gnmi_target_leaf *l, const char *json);
+/* The same with the text's length given (json need not end with a NUL:
+ * the len bytes at json are taken). */
+void gnmi_target_leaf_set_json_len(struct gnmi_target_leaf *l, const char *json,
+				   size_t len);
 void gnmi_target_leaf_delete(struct gnmi_target_leaf *l);
 
 /* The same by path (gnmi_target_leaf() then the setter): 0, or
