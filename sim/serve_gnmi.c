@@ -61,8 +61,10 @@ struct sim_serve_gnmi {
 	uint8_t lossless;
 	char *buf; /* the JSON text being formatted */
 	size_t len, cap;
-	/* "SAI_PORT_STAT_PFC_3_RX_PKTS"...: [priority][field] */
-	char pfc_name[SIM_MODEL_PRIOS][5][48];
+	/* ",\"SAI_PORT_STAT_PFC_3_RX_PKTS\":\"" (see struct jkey):
+	 * [priority][field] */
+	char pfc_key[SIM_MODEL_PRIOS][5][64];
+	size_t pfc_key_n[SIM_MODEL_PRIOS][5];
 };
 
 static const char *const pfc_suffix[5] = {
@@ -92,32 +94,64 @@ static void put(struct sim_serve_gnmi *g, const char *s)
 	g->len += n;
 }
 
-/* Digits of v, no allocation, no printf: this runs 64k times a second. */
-static void put_u64(struct sim_serve_gnmi *g, uint64_t v)
+/* Digits of v at p (room for 20), no printf: this runs millions of
+ * times a second. Returns the end. */
+static char *digits(char *p, uint64_t v)
 {
-	char tmp[24];
+	char tmp[20];
 	size_t i = sizeof tmp;
 	do {
 		tmp[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	reserve(g, sizeof tmp - i);
-	memcpy(g->buf + g->len, tmp + i, sizeof tmp - i);
-	g->len += sizeof tmp - i;
+	memcpy(p, tmp + i, sizeof tmp - i);
+	return p + (sizeof tmp - i);
+}
+
+static void put_u64(struct sim_serve_gnmi *g, uint64_t v)
+{
+	reserve(g, 20);
+	g->len = (size_t)(digits(g->buf + g->len, v) - g->buf);
 	g->buf[g->len] = '\0';
+}
+
+/*
+ * A JSON member's text up to its value, comma first: ,"name":" -- with
+ * its length counted by the compiler (JK) or once at start (the PFC
+ * names), so that a field costs two copies and the digits.
+ */
+struct jkey {
+	const char *s;
+	size_t n;
+};
+#define JK(name) \
+	((struct jkey){ ",\"" name "\":\"", sizeof(",\"" name "\":\"") - 1 })
+
+static struct jkey pfc_key(const struct sim_serve_gnmi *g, unsigned p,
+			   unsigned k)
+{
+	return (struct jkey){ g->pfc_key[p][k], g->pfc_key_n[p][k] };
 }
 
 /* "name":"v", with a comma before unless first: JSON_IETF writes
  * 64-bit integers as strings (RFC 7951), as SONiC and EOS do. */
-static void field(struct sim_serve_gnmi *g, bool *first, const char *name,
-		  uint64_t v)
+static void fieldk(struct sim_serve_gnmi *g, bool *first, struct jkey k,
+		   uint64_t v)
 {
-	put(g, *first ? "\"" : ",\"");
-	*first = false;
-	put(g, name);
-	put(g, "\":\"");
-	put_u64(g, v);
-	put(g, "\"");
+	const char *s = k.s;
+	size_t n = k.n;
+	if (*first) {
+		s++;
+		n--;
+		*first = false;
+	}
+	reserve(g, n + 22);
+	char *p = g->buf + g->len;
+	memcpy(p, s, n);
+	p = digits(p + n, v);
+	*p++ = '"';
+	*p = '\0';
+	g->len = (size_t)(p - g->buf);
 }
 
 static void begin(struct sim_serve_gnmi *g)
@@ -200,8 +234,9 @@ sim_serve_gnmi_new(const struct sim_topo *t,
 	g->lossless = sim_topo_lossless_mask(t);
 	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++)
 		for (unsigned k = 0; k < 5; k++)
-			snprintf(g->pfc_name[p][k], sizeof g->pfc_name[p][k],
-				 "SAI_PORT_STAT_PFC_%u%s", p, pfc_suffix[k]);
+			g->pfc_key_n[p][k] = (size_t)snprintf(
+			    g->pfc_key[p][k], sizeof g->pfc_key[p][k],
+			    ",\"SAI_PORT_STAT_PFC_%u%s\":\"", p, pfc_suffix[k]);
 	size_t nn = sim_topo_n_nodes(t);
 	g->by_node = xcalloc(nn ? nn : 1, sizeof *g->by_node);
 	g->sw = xcalloc(nn ? nn : 1, sizeof *g->sw);
@@ -339,6 +374,12 @@ int sim_serve_gnmi_set_fault(struct sim_serve_gnmi *g, size_t node,
 
 /* ---- Leaves ---- */
 
+/* Sets leaf l to the JSON text formatted in g's buffer. */
+static void set_json(const struct sim_serve_gnmi *g, struct gnmi_target_leaf *l)
+{
+	gnmi_target_leaf_set_json_len(l, g->buf, g->len);
+}
+
 static struct gnmi_target_leaf *leaf_at(struct sw *s, size_t port, unsigned k,
 					const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -414,52 +455,52 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 	bool first = true;
 	begin(g);
 	put(g, "{");
-	field(g, &first, "SAI_PORT_STAT_IF_IN_OCTETS", c->in_octets);
-	field(g, &first, "SAI_PORT_STAT_IF_IN_UCAST_PKTS", c->in_packets);
-	field(g, &first, "SAI_PORT_STAT_IF_IN_DISCARDS", c->in_discards);
-	field(g, &first, "SAI_PORT_STAT_IF_IN_ERRORS", 0);
-	field(g, &first, "SAI_PORT_STAT_IF_OUT_OCTETS", c->out_octets);
-	field(g, &first, "SAI_PORT_STAT_IF_OUT_UCAST_PKTS", c->out_packets);
-	field(g, &first, "SAI_PORT_STAT_IF_OUT_DISCARDS", c->out_discards);
-	field(g, &first, "SAI_PORT_STAT_IF_OUT_ERRORS", 0);
-	field(g, &first, "SAI_PORT_STAT_PAUSE_RX_PKTS", 0);
-	field(g, &first, "SAI_PORT_STAT_PAUSE_TX_PKTS", 0);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_OCTETS"), c->in_octets);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_UCAST_PKTS"), c->in_packets);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_DISCARDS"), c->in_discards);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_ERRORS"), 0);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_OUT_OCTETS"), c->out_octets);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_OUT_UCAST_PKTS"),
+	       c->out_packets);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_OUT_DISCARDS"), c->out_discards);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_OUT_ERRORS"), 0);
+	fieldk(g, &first, JK("SAI_PORT_STAT_PAUSE_RX_PKTS"), 0);
+	fieldk(g, &first, JK("SAI_PORT_STAT_PAUSE_TX_PKTS"), 0);
 	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
 		const struct sim_model_switch_prio *q = &c->prio[p];
-		field(g, &first, g->pfc_name[p][0], q->pfc_rx_frames);
-		field(g, &first, g->pfc_name[p][1], q->pfc_tx_frames);
-		field(g, &first, g->pfc_name[p][2], q->pfc_rx_pause_us);
-		field(g, &first, g->pfc_name[p][3], q->pfc_tx_pause_us);
-		field(g, &first, g->pfc_name[p][4], q->pfc_rx_transitions);
+		fieldk(g, &first, pfc_key(g, p, 0), q->pfc_rx_frames);
+		fieldk(g, &first, pfc_key(g, p, 1), q->pfc_tx_frames);
+		fieldk(g, &first, pfc_key(g, p, 2), q->pfc_rx_pause_us);
+		fieldk(g, &first, pfc_key(g, p, 3), q->pfc_tx_pause_us);
+		fieldk(g, &first, pfc_key(g, p, 4), q->pfc_rx_transitions);
 	}
 	put(g, "}");
-	gnmi_target_leaf_set_json(leaf_at(s, i, SN_PORT, "COUNTERS/%s", name),
-				  g->buf);
+	set_json(g, leaf_at(s, i, SN_PORT, "COUNTERS/%s", name));
 
 	begin(g);
 	put(g, "{");
 	for (unsigned p = 0; p < N_QUEUES; p++) {
 		const struct sim_model_switch_prio *q = &c->prio[p];
-		char key[96];
-		snprintf(key, sizeof key, "%s\"%s:%u\":{", p ? "," : "", name,
-			 p);
-		put(g, key);
+		put(g, p ? ",\"" : "\"");
+		put(g, name);
+		put(g, ":");
+		put_u64(g, p);
+		put(g, "\":{");
 		first = true;
-		field(g, &first, "SAI_QUEUE_STAT_PACKETS", q->tx_packets);
-		field(g, &first, "SAI_QUEUE_STAT_BYTES", q->tx_bytes);
-		field(g, &first, "SAI_QUEUE_STAT_DROPPED_PACKETS",
-		      q->queue_drops);
-		field(g, &first, "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS",
-		      q->ecn_marked);
-		field(g, &first, "SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES",
-		      q->occupancy_bytes);
-		field(g, &first, "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES",
-		      q->watermark_bytes);
+		fieldk(g, &first, JK("SAI_QUEUE_STAT_PACKETS"), q->tx_packets);
+		fieldk(g, &first, JK("SAI_QUEUE_STAT_BYTES"), q->tx_bytes);
+		fieldk(g, &first, JK("SAI_QUEUE_STAT_DROPPED_PACKETS"),
+		       q->queue_drops);
+		fieldk(g, &first, JK("SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"),
+		       q->ecn_marked);
+		fieldk(g, &first, JK("SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES"),
+		       q->occupancy_bytes);
+		fieldk(g, &first, JK("SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES"),
+		       q->watermark_bytes);
 		put(g, "}");
 	}
 	put(g, "}");
-	gnmi_target_leaf_set_json(
-	    leaf_at(s, i, SN_QUEUES, "COUNTERS/%s/Queues", name), g->buf);
+	set_json(g, leaf_at(s, i, SN_QUEUES, "COUNTERS/%s/Queues", name));
 
 	if (!first_time || !g->lossless)
 		return;
@@ -480,15 +521,18 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 		       "\"200000\",\"PFC_WD_RESTORATION_TIME\":\"200000\","
 		       "\"PFC_WD_STATUS\":\"operational\"");
 		first = false;
-		field(g, &first, "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", 0);
-		field(g, &first, "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", 0);
-		field(g, &first, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS", 0);
-		field(g, &first, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS", 0);
+		fieldk(g, &first, JK("PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"),
+		       0);
+		fieldk(g, &first, JK("PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"),
+		       0);
+		fieldk(g, &first, JK("PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS"),
+		       0);
+		fieldk(g, &first, JK("PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS"),
+		       0);
 		put(g, "}");
 	}
 	put(g, "}");
-	gnmi_target_leaf_set_json(
-	    leaf_at(s, i, SN_PFCWD, "COUNTERS/%s/Pfcwd", name), g->buf);
+	set_json(g, leaf_at(s, i, SN_PFCWD, "COUNTERS/%s/Pfcwd", name));
 }
 
 static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
@@ -502,23 +546,22 @@ static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 
 	begin(g);
 	put(g, "{");
-	field(g, &first, "in-octets", c->in_octets);
-	field(g, &first, "in-pkts", in_pkts);
-	field(g, &first, "in-unicast-pkts", in_pkts);
-	field(g, &first, "in-discards", c->in_discards);
-	field(g, &first, "in-errors", 0);
-	field(g, &first, "out-octets", c->out_octets);
-	field(g, &first, "out-pkts", out_pkts);
-	field(g, &first, "out-unicast-pkts", out_pkts);
-	field(g, &first, "out-discards", c->out_discards);
-	field(g, &first, "out-errors", 0);
-	field(g, &first, "carrier-transitions",
-	      c->link_up_events + c->link_down_events);
+	fieldk(g, &first, JK("in-octets"), c->in_octets);
+	fieldk(g, &first, JK("in-pkts"), in_pkts);
+	fieldk(g, &first, JK("in-unicast-pkts"), in_pkts);
+	fieldk(g, &first, JK("in-discards"), c->in_discards);
+	fieldk(g, &first, JK("in-errors"), 0);
+	fieldk(g, &first, JK("out-octets"), c->out_octets);
+	fieldk(g, &first, JK("out-pkts"), out_pkts);
+	fieldk(g, &first, JK("out-unicast-pkts"), out_pkts);
+	fieldk(g, &first, JK("out-discards"), c->out_discards);
+	fieldk(g, &first, JK("out-errors"), 0);
+	fieldk(g, &first, JK("carrier-transitions"),
+	       c->link_up_events + c->link_down_events);
 	put(g, "}");
-	gnmi_target_leaf_set_json(
-	    leaf_at(s, i, OC_COUNTERS,
-		    "/interfaces/interface[name=%s]/state/counters", name),
-	    g->buf);
+	set_json(g, leaf_at(s, i, OC_COUNTERS,
+			    "/interfaces/interface[name=%s]/state/counters",
+			    name));
 	gnmi_target_leaf_set_string(
 	    leaf_at(s, i, OC_OPER,
 		    "/interfaces/interface[name=%s]/state/oper-status", name),
@@ -529,17 +572,16 @@ static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 		begin(g);
 		first = true;
 		put(g, "{");
-		field(g, &first, "in-mac-pause-frames", 0);
-		field(g, &first, "out-mac-pause-frames", 0);
-		field(g, &first, "in-mac-control-frames", 0);
-		field(g, &first, "out-mac-control-frames", 0);
+		fieldk(g, &first, JK("in-mac-pause-frames"), 0);
+		fieldk(g, &first, JK("out-mac-pause-frames"), 0);
+		fieldk(g, &first, JK("in-mac-control-frames"), 0);
+		fieldk(g, &first, JK("out-mac-control-frames"), 0);
 		put(g, "}");
-		gnmi_target_leaf_set_json(
-		    leaf_at(s, i, OC_ETH,
-			    "/interfaces/interface[name=%s]/ethernet/state/"
-			    "counters",
-			    name),
-		    g->buf);
+		set_json(
+		    g, leaf_at(s, i, OC_ETH,
+			       "/interfaces/interface[name=%s]/ethernet/state/"
+			       "counters",
+			       name));
 	}
 
 	for (unsigned p = 0; p < N_QUEUES; p++) {
@@ -550,19 +592,19 @@ static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 		put_u64(g, p);
 		put(g, "\"");
 		first = false;
-		field(g, &first, "transmit-pkts", q->tx_packets);
-		field(g, &first, "transmit-octets", q->tx_bytes);
-		field(g, &first, "dropped-pkts", q->queue_drops);
-		field(g, &first, "ecn-marked-pkts", q->ecn_marked);
+		fieldk(g, &first, JK("transmit-pkts"), q->tx_packets);
+		fieldk(g, &first, JK("transmit-octets"), q->tx_bytes);
+		fieldk(g, &first, JK("dropped-pkts"), q->queue_drops);
+		fieldk(g, &first, JK("ecn-marked-pkts"), q->ecn_marked);
 		if (!arista) /* EOS does not support it */
-			field(g, &first, "max-queue-len", q->watermark_bytes);
+			fieldk(g, &first, JK("max-queue-len"),
+			       q->watermark_bytes);
 		put(g, "}");
-		gnmi_target_leaf_set_json(
-		    leaf_at(s, i, OC_QUEUE0 + p,
-			    "/qos/interfaces/interface[interface-id=%s]/"
-			    "output/queues/queue[name=%u]/state",
-			    name, p),
-		    g->buf);
+		set_json(g,
+			 leaf_at(s, i, OC_QUEUE0 + p,
+				 "/qos/interfaces/interface[interface-id=%s]/"
+				 "output/queues/queue[name=%u]/state",
+				 name, p));
 	}
 	if (!arista)
 		return;
@@ -573,19 +615,18 @@ static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 		put(g, "{\"index\":");
 		put_u64(g, p);
 		first = false;
-		field(g, &first, "in-frames", q->pfc_rx_frames);
-		field(g, &first, "out-frames", q->pfc_tx_frames);
-		field(g, &first, "pfc-on-total-rx-time",
-		      q->pfc_rx_pause_us * 1000);
-		field(g, &first, "rx-transitions", q->pfc_rx_transitions);
-		field(g, &first, "dropped-pkts", q->pg_drops);
+		fieldk(g, &first, JK("in-frames"), q->pfc_rx_frames);
+		fieldk(g, &first, JK("out-frames"), q->pfc_tx_frames);
+		fieldk(g, &first, JK("pfc-on-total-rx-time"),
+		       q->pfc_rx_pause_us * 1000);
+		fieldk(g, &first, JK("rx-transitions"), q->pfc_rx_transitions);
+		fieldk(g, &first, JK("dropped-pkts"), q->pg_drops);
 		put(g, "}");
-		gnmi_target_leaf_set_json(
-		    leaf_at(s, i, OC_PRIO0 + p,
-			    "/interfaces/interface[name=%s]/ethernet/pfc/"
-			    "priorities/priority[index=%u]/state",
-			    name, p),
-		    g->buf);
+		set_json(g,
+			 leaf_at(s, i, OC_PRIO0 + p,
+				 "/interfaces/interface[name=%s]/ethernet/pfc/"
+				 "priorities/priority[index=%u]/state",
+				 name, p));
 		if (!first_time || !(g->lossless & (1u << p)))
 			continue;
 		begin(g);
@@ -593,15 +634,14 @@ static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 		put_u64(g, p);
 		put(g, ",\"queue-type\":\"UNICAST\"");
 		first = false;
-		field(g, &first, "stuck-count", 0);
-		field(g, &first, "recovery-count", 0);
+		fieldk(g, &first, JK("stuck-count"), 0);
+		fieldk(g, &first, JK("recovery-count"), 0);
 		put(g, "}");
-		gnmi_target_leaf_set_json(
-		    leaf_at(s, i, OC_WD0 + p,
-			    "/interfaces/interface[name=%s]/ethernet/pfc/"
-			    "watchdog/tx-queues/tx-queue[index=%u]/state",
-			    name, p),
-		    g->buf);
+		set_json(g,
+			 leaf_at(s, i, OC_WD0 + p,
+				 "/interfaces/interface[name=%s]/ethernet/pfc/"
+				 "watchdog/tx-queues/tx-queue[index=%u]/state",
+				 name, p));
 	}
 }
 
