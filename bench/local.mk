@@ -18,6 +18,12 @@ bench_bench_sim_snmp_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(NETSNMP_LIBS) \
 # fabsim at a thousand switches subscribed by fabmond (a script: it runs
 # both programs; prints figures).
 EXTRA_DIST += bench/bench_fabsim_scale.sh
+# Its default subscriber: counts what every switch streams, no decoding.
+noinst_PROGRAMS += bench/fabsim_sink
+bench_fabsim_sink_SOURCES = bench/fabsim_sink.c
+bench_fabsim_sink_CFLAGS = $(AM_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
+bench_fabsim_sink_LDADD = $(FABMON_LIBS)
+$(bench_fabsim_sink_OBJECTS): proto/protoc.stamp
 # Detection latency per incident kind, every scenario end to end (a
 # script over tests/scenario_suite.py; prints figures).
 EXTRA_DIST += bench/bench_detect_latency.sh
