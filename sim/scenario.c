@@ -849,13 +849,16 @@ static int parse_victim(struct ytree_ctx *x, const struct sim_scenario *s,
 	if (!rc)
 		rc = ytree_opt_duration(x, &f, 2, 0, UINT64_MAX, true,
 					&v->from_ns);
-	if (!rc && (v->from_ns < in->from_ns || v->from_ns >= in->to_ns)) {
+	/* A victim may be hit before the incident counts (a port paused
+	 * one hop from a congestion that spreads further later), not
+	 * after it ends. */
+	if (!rc && v->from_ns >= in->to_ns) {
 		cfg_format_duration(v->from_ns, d1, sizeof d1);
 		cfg_format_duration(in->from_ns, d2, sizeof d2);
 		cfg_format_duration(in->to_ns, d3, sizeof d3);
 		rc = ytree_fail_key(x, &f, 2,
-				    "%s is outside the incident's span "
-				    "[%s, %s)",
+				    "%s is not before the end of the "
+				    "incident's span [%s, %s)",
 				    d1, d2, d3);
 	}
 	return rc;
