@@ -132,6 +132,7 @@ enum {
 	PV_RATIOS = 16, /* its ratios and tails are computed */
 	PV_LOSSY = 32,	/* a pause figure on a lossy priority (not 0) */
 	PV_ACTIVE = 64, /* a figure the report counts is not 0 */
+	PV_LINK = 128,	/* its link state or down count moved (flap_rules) */
 	PV_ALL = PV_RATE | PV_FRESH | PV_READ | PV_SEEN,
 };
 
@@ -170,6 +171,7 @@ struct vclass {
 	uint8_t lossy;	/* a lossy priority's pause figure */
 	uint8_t pst;	/* its pause stamp's word; 0: none */
 	uint8_t report; /* a figure the report counts (feed_report) */
+	uint8_t link;	/* P_DOWN_TOTAL or P_LINK_UP (flap_rules) */
 	uint32_t hmask;
 };
 
@@ -836,6 +838,7 @@ static void build_vclasses(struct rules *r)
 		vc->hw = VW_QHAS;
 		vc->hmask = 1u << f;
 		vc->sum = qfield_agg[f] == A_SUM;
+		vc->link = f == P_DOWN_TOTAL || f == P_LINK_UP;
 		vc->report = f == P_CE || f == P_CNP_SENT ||
 			     f == P_CNP_HANDLED || f == P_CNP_IGNORED ||
 			     f == P_OOB;
@@ -1330,6 +1333,13 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 		}
 		if (vc->report && x != 0)
 			cval |= PV_ACTIVE;
+		/* What flap_rules compares with: ports whose link did not
+		 * move and that flapped in no window are not visited. */
+		if (vc->link &&
+		    (m->cls == VCLS_PORT + P_DOWN_TOTAL
+			 ? !r->down_seen[m->port] || x != r->down_last[m->port]
+			 : (x > 0.5f) != (r->link_last[m->port] == 1)))
+			cval |= PV_LINK;
 		apply(r, m, vc, x, age, iv);
 	}
 	flush_port(r, cur, cval, cage, clast);
@@ -2358,7 +2368,13 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 	for (uint32_t d = 0; d < r->n_devs; d++) {
 		if (r->dpaused[d] >= r->c.r.pause_ratio)
 			continue;
-		bool ecn_known = false, pausing = false, occ_known = false;
+		/* Nothing to say of a device that pauses no peer (most). */
+		bool pausing = false;
+		for (uint32_t k = 0; k < r->dev_count[d] && !pausing; k++)
+			pausing = r->rtx[lix(r, DEV_PORTS(r, d)[k], q)] >= thr;
+		if (!pausing)
+			continue;
+		bool ecn_known = false, occ_known = false;
 		double marks = 0, occ = -1, best_pw = 0;
 		uint32_t occ_port = NONE, pause_port = NONE;
 		for (uint32_t k = 0; k < r->dev_count[d]; k++) {
@@ -2419,6 +2435,10 @@ static void queue_rules(struct rules *r, int q, int64_t now)
 	/* Drops on the lossless priority: a switch is one incident per
 	 * device, a NIC one per port. */
 	for (uint32_t p = 0; p < r->n_ports; p++) {
+		/* Drops, and the pause that makes discards drops, are
+		 * figures other than 0 that the report counts. */
+		if (!(r->valid[p] & PV_ACTIVE))
+			continue;
 		double drops = pval(r, p, q, F_DROPS);
 		bool nic = r->is_nic[p];
 		/* NIC buffer drops have no priority: count them once, on
@@ -2631,6 +2651,8 @@ static void flap_rules(struct rules *r, int64_t now)
 	struct cand *c = &r->cand;
 	int64_t window = (int64_t)r->c.r.flap_window_ns;
 	for (uint32_t p = 0; p < r->n_ports; p++) {
+		if (!(r->valid[p] & PV_LINK) && !r->flap_n[p])
+			continue;
 		unsigned downs = 0;
 		if (qhas(r, p, P_DOWN_TOTAL)) {
 			/* Whole events: a total counted in halves (OpenConfig
