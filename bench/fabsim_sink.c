@@ -40,6 +40,7 @@
 
 #include "cfg.h"
 #include "mem.h"
+#include "pack.h"
 #include "path.h"
 #include "profile.h"
 
@@ -125,16 +126,6 @@ static void usage(void)
 
 /* ---- Requests ---- */
 
-static grpc_byte_buffer *pack(const ProtobufCMessage *m)
-{
-	size_t len = protobuf_c_message_get_packed_size(m);
-	grpc_slice s = grpc_slice_malloc(len);
-	protobuf_c_message_pack(m, GRPC_SLICE_START_PTR(s));
-	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
-	grpc_slice_unref(s);
-	return bb;
-}
-
 /* The SubscribeRequest for subs (sample intervals 0 default to every);
  * sets t->interval_ns. NULL with a message on a bad path. */
 static grpc_byte_buffer *subscribe_request(struct target *t,
@@ -194,7 +185,7 @@ static grpc_byte_buffer *subscribe_request(struct target *t,
 	list.encoding = (Gnmi__Encoding)encoding;
 	req.request_case = GNMI__SUBSCRIBE_REQUEST__REQUEST_SUBSCRIBE;
 	req.subscribe = &list;
-	bb = pack(&req.base);
+	bb = gnmi_pack_message(&req.base);
 out:
 	for (size_t i = 0; i < done; i++)
 		gnmi_path_pb_free(paths[i]);

@@ -29,6 +29,7 @@
 #include "links.h"
 #include "lldp.h"
 #include "log.h"
+#include "pack.h"
 #include "mem.h"
 #include "path.h"
 #include "profile.h"
@@ -442,16 +443,6 @@ static void clear_metadata(struct gtarget *t)
 	t->n_md_send = 0;
 }
 
-static grpc_byte_buffer *pack(const ProtobufCMessage *m)
-{
-	size_t len = protobuf_c_message_get_packed_size(m);
-	grpc_slice s = grpc_slice_malloc(len);
-	protobuf_c_message_pack(m, GRPC_SLICE_START_PTR(s));
-	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
-	grpc_slice_unref(s);
-	return bb;
-}
-
 static Gnmi__SubscriptionList__Mode list_mode(enum cfg_gnmi_mode m)
 {
 	switch (m) {
@@ -509,7 +500,7 @@ static grpc_byte_buffer *subscribe_request(struct gtarget *t)
 	req.request_case = GNMI__SUBSCRIBE_REQUEST__REQUEST_SUBSCRIBE;
 	req.subscribe = &list;
 
-	grpc_byte_buffer *bb = pack(&req.base);
+	grpc_byte_buffer *bb = gnmi_pack_message(&req.base);
 	for (size_t i = 0; i < t->n_subs; i++)
 		gnmi_path_pb_free(paths[i]);
 	free(paths);
@@ -524,7 +515,7 @@ static grpc_byte_buffer *poll_request(void)
 	Gnmi__Poll poll = GNMI__POLL__INIT;
 	req.request_case = GNMI__SUBSCRIBE_REQUEST__REQUEST_POLL;
 	req.poll = &poll;
-	return pack(&req.base);
+	return gnmi_pack_message(&req.base);
 }
 
 /*
@@ -587,7 +578,7 @@ static void start_caps(struct gtarget *t)
 	    grpc_channel_create_call(t->ch, NULL, GRPC_PROPAGATE_DEFAULTS,
 				     t->th->cq, method, NULL, deadline, NULL);
 	Gnmi__CapabilityRequest req = GNMI__CAPABILITY_REQUEST__INIT;
-	t->send_bb = pack(&req.base);
+	t->send_bb = gnmi_pack_message(&req.base);
 
 	grpc_op ops[6];
 	memset(ops, 0, sizeof ops);

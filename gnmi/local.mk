@@ -1,7 +1,7 @@
 # The gNMI collector (in libfabmon.a, linked by fabmond) and the gNMI
 # target library (libgnmi_target.a, linked by fabsim and the tests only).
 libfabmon_a_SOURCES += \
-	gnmi/path.c gnmi/path.h \
+	gnmi/path.c gnmi/path.h gnmi/pack.h \
 	gnmi/value.c gnmi/value.h \
 	gnmi/decode.c gnmi/decode.h \
 	gnmi/wire.c gnmi/wire.h \

@@ -73,6 +73,7 @@
 
 #include "log.h"
 #include "mem.h"
+#include "pack.h"
 #include "path.h"
 
 #include "gnmi.pb-c.h"
@@ -948,16 +949,6 @@ static void note_clear(struct gt_note *no)
 	free(no->dels);
 }
 
-static grpc_byte_buffer *pack_message(const ProtobufCMessage *m)
-{
-	size_t len = protobuf_c_message_get_packed_size(m);
-	grpc_slice s = grpc_slice_malloc(len);
-	protobuf_c_message_pack(m, GRPC_SLICE_START_PTR(s));
-	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
-	grpc_slice_unref(s);
-	return bb;
-}
-
 static bool encoding_supported(const struct gnmi_target *t, int enc)
 {
 	return enc >= 0 && enc < 32 && (t->encodings & (1u << enc)) &&
@@ -1187,7 +1178,7 @@ static void sub_collect_all(struct gnmi_target *t, struct gt_sub *s,
 
 static void send_response(struct gt_call *c, Gnmi__SubscribeResponse *r)
 {
-	call_enqueue(c, pack_message(&r->base), false);
+	call_enqueue(c, gnmi_pack_message(&r->base), false);
 }
 
 /*
@@ -1276,7 +1267,7 @@ static unsigned json_field(int enc)
 }
 
 /* A SubscribeResponse whose update is the Notification of the n
- * entries e (as note_fill() and pack_message() would make it). */
+ * entries e (as note_fill() and gnmi_pack_message() would make it). */
 static grpc_byte_buffer *pack_stream_note(const struct gt_prefix *pfx,
 					  const struct gt_entry *e, size_t n,
 					  int enc, int64_t ts)
@@ -1655,7 +1646,7 @@ static void handle_capabilities(struct gt_call *c, const grpc_slice *msg)
 	r.n_supported_encodings = n_encs;
 	r.supported_encodings = encs;
 	r.gnmi_version = (char *)GNMI_TARGET_VERSION;
-	call_enqueue(c, pack_message(&r.base), false);
+	call_enqueue(c, gnmi_pack_message(&r.base), false);
 	free(models);
 	call_finish(c, GRPC_STATUS_OK, "%s", "");
 }
@@ -1718,7 +1709,7 @@ static void handle_get(struct gt_call *c, const grpc_slice *msg)
 		Gnmi__GetResponse r = GNMI__GET_RESPONSE__INIT;
 		r.n_notification = n_paths;
 		r.notification = np;
-		call_enqueue(c, pack_message(&r.base), false);
+		call_enqueue(c, gnmi_pack_message(&r.base), false);
 		call_finish(c, GRPC_STATUS_OK, "%s", "");
 	}
 	for (size_t i = 0; i < done; i++)
