@@ -265,7 +265,11 @@ struct inc {
 	enum rules_state state;
 	store_label dev, port; /* origin; port 0: the whole device */
 	int prio;
-	int64_t since;	   /* condition held since (counting the window) */
+	/* The condition by the data that showed it (figures' ms): held
+	 * from (the start of the first window that showed it) to the
+	 * newest arrival that showed it. For-durations accrue in this time,
+	 * not in ticks: a late sample's held rates are not counted twice. */
+	int64_t dfrom_ms, dlast_ms;
 	int64_t started;   /* first sighting */
 	int64_t fired;	   /* 0 while pending */
 	int64_t last_true; /* last tick the condition held */
@@ -288,6 +292,12 @@ struct cand {
 	/* How long the condition has held by the evidence (ns; 0: the
 	 * rate's window), counted on a new incident's first sighting. */
 	int64_t held_ns;
+	/* The arrival (figures' ms) of the newest data that shows the
+	 * condition (0: the origin port's, see data_ms). */
+	int64_t data_ms;
+	/* pause_tree: per subject, the arrival of the oldest data on its
+	 * path from the root (the path is shown by data up to then). */
+	int64_t sub_ms[MAX_SUBJECTS];
 };
 
 /* A pause series' sample: its age at the tick and its interval (ms,
@@ -398,7 +408,8 @@ struct rules {
 	int64_t *donset, *dsonset, *drelease;
 	uint8_t *dwas_paused;
 	/* Per (device, priority): when a root was first held back for
-	 * sampling skew, and when last (figures' ms; 0: not held). */
+	 * sampling skew, the arrival of the data that showed it then, and
+	 * the tick it was last held back (figures' ms; 0: not held). */
 	int64_t *dheld_from, *dheld_last;
 	int64_t now_ms;	    /* this tick on the figures' scale */
 	uint32_t def_iv_ms; /* the store's default interval */
@@ -1554,6 +1565,7 @@ static void cand_reset(struct cand *c)
 	c->n_subs = 0;
 	c->n_ev = 0;
 	c->held_ns = 0;
+	c->data_ms = 0;
 }
 
 static int cand_sub(struct rules *r, struct cand *c, uint32_t port,
@@ -1656,6 +1668,32 @@ static void merge_subs(struct inc *in, const struct cand *c)
 	}
 }
 
+static inline bool has_peer(const struct rules *r, uint32_t p)
+{
+	return r->peer[p] >= 0;
+}
+
+/*
+ * The arrival (figures' ms) of the data that shows c's condition: what
+ * the rule said, else the origin port's newest, else its peer's or its
+ * device's, else this tick.
+ */
+static int64_t data_ms(const struct rules *r, const struct cand *c)
+{
+	if (c->data_ms > 0)
+		return c->data_ms;
+	if (c->n_subs && c->subs[0].port != NONE) {
+		uint32_t p = c->subs[0].port;
+		if (r->plast[p] > 0)
+			return r->plast[p];
+		if (has_peer(r, p) && r->plast[r->peer[p]] > 0)
+			return r->plast[r->peer[p]];
+		if (r->dlast[r->devi[p]] > 0)
+			return r->dlast[r->devi[p]];
+	}
+	return r->now_ms;
+}
+
 /*
  * The condition of (kind, origin) holds now with score and c's subjects
  * (c->subs[0] must be the origin) and evidence.
@@ -1664,6 +1702,7 @@ static void assert_inc(struct rules *r, enum rules_kind k, store_label dev,
 		       store_label port, int prio, double score, int64_t now,
 		       const struct cand *c)
 {
+	int64_t seen = data_ms(r, c);
 	struct inc *in = find_inc(r, k, dev, port, prio);
 	if (!in) {
 		if (r->n_act >= MAX_ACTIVE)
@@ -1676,8 +1715,10 @@ static void assert_inc(struct rules *r, enum rules_kind k, store_label dev,
 		in->port = port;
 		in->prio = prio;
 		in->started = now;
-		in->since =
-		    now - (c->held_ns > 0 ? c->held_ns : r->c.window_ns);
+		in->dfrom_ms =
+		    seen -
+		    (c->held_ns > 0 ? c->held_ns : r->c.window_ns) / 1000000;
+		in->dlast_ms = seen;
 		in->peak = -INFINITY;
 		if (r->n_act == r->cap_act) {
 			r->cap_act = r->cap_act ? r->cap_act * 2 : 16;
@@ -1688,6 +1729,8 @@ static void assert_inc(struct rules *r, enum rules_kind k, store_label dev,
 	}
 	in->asserted = true;
 	in->last_true = now;
+	if (seen > in->dlast_ms)
+		in->dlast_ms = seen;
 	merge_subs(in, c);
 	if (score >= in->peak) {
 		in->peak = score;
@@ -1848,8 +1891,14 @@ static void lifecycle(struct rules *r, int64_t now)
 		struct inc *in = r->act[i];
 		bool drop = false;
 		if (in->asserted) {
+			/* Samples arrive a little early or late: a quarter
+			 * of a window's slack, so that two samples make
+			 * two windows. */
+			int64_t held =
+			    (in->dlast_ms - in->dfrom_ms) * 1000000 +
+			    r->c.window_ns / 4;
 			if (in->state == RULES_PENDING &&
-			    now - in->since >= (int64_t)for_ns(r, in->kind)) {
+			    held >= (int64_t)for_ns(r, in->kind)) {
 				in->state = RULES_FIRING;
 				in->fired = now;
 				r->fired_total[in->kind]++;
@@ -1881,11 +1930,6 @@ static void lifecycle(struct rules *r, int64_t now)
 }
 
 /* The detections. */
-
-static inline bool has_peer(const struct rules *r, uint32_t p)
-{
-	return r->peer[p] >= 0;
-}
 
 /* Pausing / paused weights of every port at priority q. */
 static void weights(struct rules *r, int q)
@@ -1927,6 +1971,37 @@ static void weights(struct rules *r, int q)
 
 #define DEV_PORTS(r, d) (&(r)->dev_ports[(r)->dev_first[d]])
 
+/* The arrival (figures' ms) of the newest data that shows port x
+ * pausing its peer at q (pw[x] >= thr): x's own tx ratio, its peer's rx
+ * ratio, or (a NIC's storm warning) x's data. */
+static int64_t edge_ms(const struct rules *r, uint32_t x, int q, float thr)
+{
+	int64_t t = 0;
+	if (r->rtx[lix(r, x, q)] >= thr && r->plast[x] > t)
+		t = r->plast[x];
+	if (has_peer(r, x)) {
+		uint32_t y = (uint32_t)r->peer[x];
+		if (r->rrx[lix(r, y, q)] >= thr && r->plast[y] > t)
+			t = r->plast[y];
+	}
+	if (t <= 0)
+		t = r->plast[x] > 0 ? r->plast[x] : r->now_ms;
+	return t;
+}
+
+/* The arrival of the data that shows c's pause tree (pause_tree) at
+ * least hops deep: of the paths that deep, the one shown by the newest
+ * data, each path by its oldest edge's. 0: none that deep. */
+static int64_t tree_ms(const struct cand *c, unsigned hops)
+{
+	int64_t t = 0;
+	for (size_t i = 0; i < c->n_subs; i++)
+		if (c->subs[i].role == RULES_ROLE_VICTIM &&
+		    c->subs[i].depth >= hops && c->sub_ms[i] > t)
+			t = c->sub_ms[i];
+	return t;
+}
+
 /* The pause tree from root device d into r->cand; returns its depth in
  * hops. The origin (subject 0) is chosen by the caller. */
 static unsigned pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
@@ -1938,6 +2013,7 @@ static unsigned pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
 	size_t head = 0, tail = 0;
 
 	cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+	c->sub_ms[0] = INT64_MAX;
 	r->dstamp[d] = r->stamp;
 	/* The root's pausing ports: the origin itself, or spreaders of a
 	 * congested egress. */
@@ -1950,6 +2026,7 @@ static unsigned pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
 			sx = cand_sub(r, c, x, 0, q, RULES_ROLE_SPREADER, 0, 0);
 		if (sx < 0)
 			break;
+		c->sub_ms[sx] = edge_ms(r, x, q, thr);
 		r->queue[tail] = x;
 		r->qsub[tail++] = (uint32_t)sx;
 	}
@@ -1963,6 +2040,7 @@ static unsigned pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
 		int sy = cand_sub(r, c, y, 0, q, RULES_ROLE_VICTIM, sx, dx + 1);
 		if (sy < 0)
 			break;
+		c->sub_ms[sy] = c->sub_ms[sx];
 		if (dx + 1 > maxdepth)
 			maxdepth = dx + 1;
 		uint32_t e = r->devi[y];
@@ -1977,6 +2055,8 @@ static unsigned pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
 					  sy, dx + 1);
 			if (sz < 0)
 				break;
+			int64_t t = edge_ms(r, z, q, thr);
+			c->sub_ms[sz] = t < c->sub_ms[sy] ? t : c->sub_ms[sy];
 			r->queue[tail] = z;
 			r->qsub[tail++] = (uint32_t)sz;
 		}
@@ -2159,28 +2239,31 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 		uint32_t origin = storm || occ_port == NONE ? best : occ_port;
 		/* Not yet: a neighbour's data may be a window behind (see
 		 * track_onsets). */
-		/* Held back for skew: a new incident counts from when it
-		 * was first held back (the wait is not the condition's
-		 * absence), if it was held back up to the last interval. */
+		/* Held back for skew: a new incident counts from the data
+		 * that showed it when first held back (the wait is not the
+		 * condition's absence), if it was held back up to the last
+		 * interval. */
 		size_t hi = (size_t)d * PRIOS + q;
 		int64_t iv = r->def_iv_ms ? r->def_iv_ms : 1000;
 		bool recent =
 		    r->dheld_from[hi] && r->now_ms - r->dheld_last[hi] <= iv;
 		if (!onset_settled(r, d, q)) {
 			if (!recent)
-				r->dheld_from[hi] = r->now_ms;
+				r->dheld_from[hi] = edge_ms(r, best, q, thr);
 			r->dheld_last[hi] = r->now_ms;
 			continue;
 		}
-		int64_t waited =
-		    recent ? (r->now_ms - r->dheld_from[hi]) * 1000000 : 0;
+		int64_t held_from = recent ? r->dheld_from[hi] : 0;
 		r->dheld_from[hi] = 0;
 		cand_reset(c);
-		if (waited)
-			c->held_ns = waited + r->c.window_ns;
+		unsigned depth = pause_tree(r, d, q, origin, origin == best);
+		c->data_ms = storm ? edge_ms(r, best, q, thr)
+				   : tree_ms(c, r->c.r.spreading_hops);
+		if (held_from && c->data_ms > held_from)
+			c->held_ns = (c->data_ms - held_from) * 1000000 +
+				     r->c.window_ns;
 		if (storm && !whole && r->pt[best] * 1e9 > c->held_ns)
 			c->held_ns = (int64_t)(r->pt[best] * 1e9);
-		unsigned depth = pause_tree(r, d, q, origin, origin == best);
 		cand_ev(r, c, "pause_ratio_tx", best, r->pw[best]);
 		if (has_peer(r, best))
 			cand_ev(r, c, "peer_pause_ratio_rx",

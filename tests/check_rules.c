@@ -519,6 +519,77 @@ START_TEST(test_spreading_tree_from_congested_egress)
 }
 END_TEST
 
+/* The spreading tree of test_spreading_tree_from_congested_egress,
+ * shown by one sample only: then no device delivers by the next tick
+ * (the collector is late), so the engine still reads that one window.
+ * It is one window, not two: spreading_for (2 s) must not be met by
+ * the tick's clock. The next sample shows no pause. */
+START_TEST(test_late_sample_is_not_counted_twice)
+{
+	static const char *const none[] = { NULL };
+	chain();
+	set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 4e6);
+	set("leaf0", "Ethernet32", FM_C_QUEUE_OCCUPANCY, 3, 0);
+	steps(2);
+	pause_link("leaf0", "Ethernet32", "spine0", "Ethernet1", 0.5);
+	pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", 0.4);
+	pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", 0.3);
+	step();
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_CONGESTION_SPREADING, "leaf0", "Ethernet0",
+		       false, NULL));
+	rules_snapshot_free(&s);
+	/* A tick a second later with nothing new, and one more. */
+	step_only(none, SEC);
+	ck_assert_uint_eq(n_firing(), 0);
+	step_only(none, SEC / 4);
+	ck_assert_uint_eq(n_firing(), 0);
+	/* Only the root's next sample is late: the others' show the
+	 * spine and leaf1 no longer pausing. */
+	static const char *const others[] = { "spine0", "leaf1", "hostA",
+					      "hostB", NULL };
+	pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", 0);
+	pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", 0);
+	step_only(others, SEC / 2);
+	ck_assert_uint_eq(n_firing(), 0);
+	pause_link("leaf0", "Ethernet32", "spine0", "Ethernet1", 0);
+	steps(3);
+	ck_assert_uint_eq(total_fired(), 0);
+}
+END_TEST
+
+/* The same tree held for two samples fires on the second, though that
+ * one arrives early (0.85 s after the first) or late (1.2 s). */
+START_TEST(test_spreading_fires_on_two_jittered_samples)
+{
+	static const int64_t gap[] = { SEC * 85 / 100, SEC * 12 / 10 };
+	for (int k = 0; k < 2; k++) {
+		if (k) {
+			teardown();
+			setup();
+		}
+		chain();
+		set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 4e6);
+		set("leaf0", "Ethernet32", FM_C_QUEUE_OCCUPANCY, 3, 0);
+		steps(2);
+		pause_link("leaf0", "Ethernet32", "spine0", "Ethernet1", 0.5);
+		pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", 0.4);
+		pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", 0.3);
+		step();
+		ck_assert_uint_eq(n_firing(), 0);
+		step_only(NULL, gap[k]);
+		struct rules_snapshot s;
+		rules_snapshot(F.r, false, &s);
+		ck_assert_msg(find(&s, RULES_CONGESTION_SPREADING, "leaf0",
+				   "Ethernet0", true, NULL),
+			      "not firing after a gap of %lld ms",
+			      (long long)(gap[k] / 1000000));
+		rules_snapshot_free(&s);
+	}
+}
+END_TEST
+
 static void ring3(bool progress)
 {
 	link2("s0", "e1", "s1", "e0");
@@ -1258,6 +1329,8 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_removed_target_leaves_the_view);
 	tcase_add_test(tc, test_reused_slot_reads_as_its_new_series);
 	tcase_add_test(tc, test_spreading_tree_from_congested_egress);
+	tcase_add_test(tc, test_late_sample_is_not_counted_twice);
+	tcase_add_test(tc, test_spreading_fires_on_two_jittered_samples);
 	tcase_add_test(tc, test_deadlock_cycle);
 	tcase_add_test(tc, test_cycle_with_progress_is_not_deadlock);
 	tcase_add_test(tc, test_healthy_high_load);
