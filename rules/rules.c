@@ -1894,9 +1894,8 @@ static void lifecycle(struct rules *r, int64_t now)
 			/* Samples arrive a little early or late: a quarter
 			 * of a window's slack, so that two samples make
 			 * two windows. */
-			int64_t held =
-			    (in->dlast_ms - in->dfrom_ms) * 1000000 +
-			    r->c.window_ns / 4;
+			int64_t held = (in->dlast_ms - in->dfrom_ms) * 1000000 +
+				       r->c.window_ns / 4;
 			if (in->state == RULES_PENDING &&
 			    held >= (int64_t)for_ns(r, in->kind)) {
 				in->state = RULES_FIRING;
@@ -2260,8 +2259,8 @@ static void pause_rules(struct rules *r, int q, int64_t now)
 		c->data_ms = storm ? edge_ms(r, best, q, thr)
 				   : tree_ms(c, r->c.r.spreading_hops);
 		if (held_from && c->data_ms > held_from)
-			c->held_ns = (c->data_ms - held_from) * 1000000 +
-				     r->c.window_ns;
+			c->held_ns =
+			    (c->data_ms - held_from) * 1000000 + r->c.window_ns;
 		if (storm && !whole && r->pt[best] * 1e9 > c->held_ns)
 			c->held_ns = (int64_t)(r->pt[best] * 1e9);
 		cand_ev(r, c, "pause_ratio_tx", best, r->pw[best]);
