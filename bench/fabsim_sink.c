@@ -235,8 +235,20 @@ static int load_config(const char *path)
 		size_t n_psubs = 0;
 		const struct cfg_gnmi_sub *psubs =
 		    gnmi_profile_subscriptions(p, &n_psubs, &ptarget);
-		const struct cfg_gnmi_sub *subs = g->n_subs ? g->subs : psubs;
-		size_t n = g->n_subs ? g->n_subs : n_psubs;
+		const struct cfg_gnmi_sub *all = g->n_subs ? g->subs : psubs;
+		size_t n_all = g->n_subs ? g->n_subs : n_psubs;
+		const char *own = g->target ? g->target
+				  : ptarget ? ptarget
+					    : "";
+		/* The main stream's subscriptions only: fabmond puts those
+		 * with another prefix target (SONiC's APPL_DB LLDP table)
+		 * on a second stream, which carries no counters. */
+		struct cfg_gnmi_sub *subs =
+		    xcalloc(n_all ? n_all : 1, sizeof *subs);
+		size_t n = 0;
+		for (size_t k = 0; k < n_all; k++)
+			if (!all[k].target || strcmp(all[k].target, own) == 0)
+				subs[n++] = all[k];
 		struct target *t = &targets[n_targets];
 		t->name = xstrdup(c->targets[i].name);
 		t->address = xstrdup(g->address);
@@ -248,6 +260,7 @@ static int load_config(const char *path)
 			    t, subs, n, g->target ? g->target : ptarget, enc,
 			    g->interval_ns ? g->interval_ns : c->interval_ns)
 		      : NULL;
+		free(subs);
 		gnmi_profile_free(p);
 		n_targets++;
 		if (!t->req) {

@@ -448,6 +448,7 @@ static int parse_profiles_dir(struct ytree_ctx *x, struct cfg *c,
 enum {
 	SUB_K_PATH,
 	SUB_K_ORIGIN,
+	SUB_K_TARGET,
 	SUB_K_MODE,
 	SUB_K_SAMPLE,
 	SUB_K_HEARTBEAT,
@@ -457,6 +458,7 @@ enum {
 static const char *const sub_keys[SUB_K_N] = {
 	[SUB_K_PATH] = "path",
 	[SUB_K_ORIGIN] = "origin",
+	[SUB_K_TARGET] = "target",
 	[SUB_K_MODE] = "mode",
 	[SUB_K_SAMPLE] = "sample_interval",
 	[SUB_K_HEARTBEAT] = "heartbeat_interval",
@@ -484,6 +486,7 @@ static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
 	if (s->path[0] != '/')
 		return ytree_fail_key(x, &f, SUB_K_PATH, "must start with '/'");
 	if ((rc = ytree_opt_str(x, &f, SUB_K_ORIGIN, &s->origin)) ||
+	    (rc = ytree_opt_str(x, &f, SUB_K_TARGET, &s->target)) ||
 	    (rc = ytree_opt_enum(x, &f, SUB_K_MODE, names, values, 3, &mode)) ||
 	    (rc = ytree_opt_duration(x, &f, SUB_K_SAMPLE, NS_PER_MS, UINT64_MAX,
 				     true, &s->sample_interval_ns)) ||
@@ -1328,6 +1331,7 @@ static void gnmi_free(struct cfg_gnmi *g)
 	for (size_t i = 0; i < g->n_subs; i++) {
 		free(g->subs[i].path);
 		free(g->subs[i].origin);
+		free(g->subs[i].target);
 	}
 	free(g->subs);
 	free(g);
@@ -1363,6 +1367,7 @@ struct cfg_gnmi *cfg_gnmi_dup(const struct cfg_gnmi *g)
 		d->subs[i] = g->subs[i];
 		d->subs[i].path = dup_or_null(g->subs[i].path);
 		d->subs[i].origin = dup_or_null(g->subs[i].origin);
+		d->subs[i].target = dup_or_null(g->subs[i].target);
 	}
 	return d;
 }
@@ -1391,7 +1396,8 @@ bool cfg_gnmi_equal(const struct cfg_gnmi *a, const struct cfg_gnmi *b)
 	for (size_t i = 0; i < a->n_subs; i++) {
 		const struct cfg_gnmi_sub *x = &a->subs[i], *y = &b->subs[i];
 		if (!str_eq(x->path, y->path) ||
-		    !str_eq(x->origin, y->origin) || x->mode != y->mode ||
+		    !str_eq(x->origin, y->origin) ||
+		    !str_eq(x->target, y->target) || x->mode != y->mode ||
 		    x->sample_interval_ns != y->sample_interval_ns ||
 		    x->heartbeat_interval_ns != y->heartbeat_interval_ns ||
 		    x->suppress_redundant != y->suppress_redundant)

@@ -46,6 +46,10 @@ enum cfg_sub_mode {
 struct cfg_gnmi_sub {
 	char *path;   /* gNMI path syntax, e.g. /interfaces/interface[name=*] */
 	char *origin; /* NULL if unset */
+	/* The prefix target of the Subscribe that carries it (NULL: the
+	 * target's). Another one than the target's own goes on a second
+	 * Subscribe RPC: sonic-gnmi serves one database per request. */
+	char *target;
 	enum cfg_sub_mode mode;
 	uint64_t sample_interval_ns;	/* 0: the target's choice; default:
 					   the gnmi or global interval */

@@ -117,6 +117,8 @@ struct health_target *health_target(struct health *h, const char *target,
 
 void health_target_set_up(struct health_target *t, bool up, const char *reason)
 {
+	if (!t)
+		return;
 	char *copy = reason ? xstrdup(reason) : NULL;
 	pthread_mutex_lock(&t->owner->lock);
 	t->up = up;
@@ -129,6 +131,8 @@ void health_target_set_up(struct health_target *t, bool up, const char *reason)
 
 void health_target_updated(struct health_target *t, uint64_t n)
 {
+	if (!t)
+		return;
 	int64_t now = clock_ns(CLOCK_MONOTONIC);
 	struct health *h = t->owner;
 	pthread_mutex_lock(&h->lock);
@@ -152,7 +156,7 @@ void health_set_updated_hook(struct health *h, void (*fn)(void *ctx), void *ctx)
 void health_target_count(struct health_target *t, enum health_counter c,
 			 uint64_t n)
 {
-	if ((unsigned)c >= HEALTH_C__COUNT)
+	if (!t || (unsigned)c >= HEALTH_C__COUNT)
 		return;
 	pthread_mutex_lock(&t->owner->lock);
 	t->counters[c] += n;
@@ -161,6 +165,8 @@ void health_target_count(struct health_target *t, enum health_counter c,
 
 void health_target_set_sync(struct health_target *t, bool seen)
 {
+	if (!t)
+		return;
 	pthread_mutex_lock(&t->owner->lock);
 	t->sync_seen = seen;
 	pthread_mutex_unlock(&t->owner->lock);
@@ -168,6 +174,8 @@ void health_target_set_sync(struct health_target *t, bool seen)
 
 void health_target_set_duration(struct health_target *t, double seconds)
 {
+	if (!t)
+		return;
 	pthread_mutex_lock(&t->owner->lock);
 	t->last_duration_s = seconds;
 	pthread_mutex_unlock(&t->owner->lock);

@@ -50,6 +50,8 @@ void health_free(struct health *h);
  * health_remove_target() or health_free(). Starts down, "not started". */
 struct health_target *health_target(struct health *h, const char *target,
 				    const char *protocol);
+/* The setters below do nothing for a NULL entry (a collector's helper
+ * stream that reports into the log only). */
 /* Down with a reason (copied), or up (reason NULL). */
 void health_target_set_up(struct health_target *t, bool up, const char *reason);
 /* Data arrived: last update is now; adds n to the updates counter.

@@ -160,6 +160,13 @@ struct gnmi_col;
 
 struct gtarget {
 	struct gtarget *next; /* in the thread's list */
+	/* The switch's next helper stream: its subscriptions with another
+	 * prefix target (sonic-gnmi serves one database per Subscribe).
+	 * A helper runs as a target of its own on the same thread, for
+	 * the same device, without a health entry (its failures are
+	 * logged: a helper that cannot subscribe does not make the
+	 * switch down). Started and stopped with the main one. */
+	struct gtarget *companion;
 	struct gthread *th;
 	struct gnmi_col *col;
 	char *name;
@@ -1138,20 +1145,47 @@ static const char *default_profile(const struct cfg_gnmi *g)
 	return "openconfig";
 }
 
+/* The subscriptions a target takes (profile's or config's), and its
+ * own prefix target. */
+static const struct cfg_gnmi_sub *target_subs(const struct cfg_gnmi *g,
+					      const struct gnmi_profile *p,
+					      size_t *n, const char **own)
+{
+	const char *ptarget = NULL;
+	size_t n_psubs = 0;
+	const struct cfg_gnmi_sub *psubs =
+	    gnmi_profile_subscriptions(p, &n_psubs, &ptarget);
+	*own = g->target ? g->target : ptarget ? ptarget : "";
+	*n = g->n_subs ? g->n_subs : n_psubs;
+	return g->n_subs ? g->subs : psubs;
+}
+
+/* Whether subscription s goes on the stream for prefix target want
+ * (own: the target's own one). */
+static bool sub_on(const struct cfg_gnmi_sub *s, const char *own,
+		   const char *want)
+{
+	const char *st = s->target ? s->target : own;
+	return strcmp(st, want) == 0;
+}
+
 /*
- * Builds a target (main thread). On a problem that retrying cannot fix
- * (profile, paths, TLS files) the target is still returned, in
- * GS_FAILED, so that its health says why.
+ * Builds a target (main thread): device name's main stream (helper
+ * NULL), or its helper stream for the subscriptions whose prefix
+ * target is helper. On a problem that retrying cannot fix (profile,
+ * paths, TLS files) the target is still returned, in GS_FAILED, so
+ * that its health (or, for a helper, the log) says why.
  */
-static struct gtarget *target_new(struct gnmi_col *col, const char *name,
-				  const struct cfg_gnmi *g)
+static struct gtarget *target_build(struct gnmi_col *col, const char *name,
+				    const struct cfg_gnmi *g,
+				    const char *helper)
 {
 	struct gtarget *t = xcalloc(1, sizeof *t);
 	char err[512];
 	t->col = col;
-	t->name = xstrdup(name);
+	t->name = helper ? xasprintf("%s [%s]", name, helper) : xstrdup(name);
 	t->cfg = cfg_gnmi_dup(g);
-	t->health = health_target(col->health, name, "gnmi");
+	t->health = helper ? NULL : health_target(col->health, name, "gnmi");
 	t->arena = gnmi_arena_new(64 * 1024 * 1024 + 4 * col->max_message);
 	for (int i = 0; i < OP__COUNT; i++)
 		t->tags[i] = (struct tag){ t, (enum op)i };
@@ -1170,15 +1204,11 @@ static struct gtarget *target_new(struct gnmi_col *col, const char *name,
 		goto failed;
 	}
 
-	const char *ptarget = NULL;
-	size_t n_psubs = 0;
-	const struct cfg_gnmi_sub *psubs =
-	    gnmi_profile_subscriptions(t->profile, &n_psubs, &ptarget);
-	t->prefix_target = xstrdup(g->target ? g->target
-				   : ptarget ? ptarget
-					     : "");
-	const struct cfg_gnmi_sub *subs = g->n_subs ? g->subs : psubs;
-	size_t n_subs = g->n_subs ? g->n_subs : n_psubs;
+	const char *own;
+	size_t n_subs;
+	const struct cfg_gnmi_sub *subs =
+	    target_subs(g, t->profile, &n_subs, &own);
+	t->prefix_target = xstrdup(helper ? helper : own);
 	if (n_subs == 0) {
 		t->failed_reason = xasprintf(
 		    "no subscriptions: none configured and profile %s "
@@ -1188,14 +1218,16 @@ static struct gtarget *target_new(struct gnmi_col *col, const char *name,
 	}
 	t->subs = xcalloc(n_subs, sizeof *t->subs);
 	for (size_t i = 0; i < n_subs; i++) {
-		struct gsub *s = &t->subs[i];
+		if (!sub_on(&subs[i], own, t->prefix_target))
+			continue;
+		struct gsub *s = &t->subs[t->n_subs];
 		if (gnmi_path_parse(subs[i].path, &s->path, err, sizeof err) <
 		    0) {
 			t->failed_reason =
 			    xasprintf("subscription %s: %s", subs[i].path, err);
 			goto failed;
 		}
-		t->n_subs = i + 1;
+		t->n_subs++;
 		if (subs[i].origin) {
 			free(s->path.origin);
 			s->path.origin = xstrdup(subs[i].origin);
@@ -1220,6 +1252,12 @@ static struct gtarget *target_new(struct gnmi_col *col, const char *name,
 		if (w > t->watchdog_ns)
 			t->watchdog_ns = w;
 	}
+	if (t->n_subs == 0) {
+		t->failed_reason =
+		    xasprintf("no subscriptions with prefix target \"%s\"",
+			      t->prefix_target);
+		goto failed;
+	}
 	if (g->mode != CFG_GNMI_STREAM)
 		t->watchdog_ns = 0;
 	t->every_ns = (int64_t)(g->mode == CFG_GNMI_POLL && g->poll_interval_ns
@@ -1241,7 +1279,7 @@ static struct gtarget *target_new(struct gnmi_col *col, const char *name,
 			t->failed_reason = xasprintf("key: %s", err);
 			goto failed;
 		}
-		if (g->skip_verify)
+		if (g->skip_verify && !helper)
 			log_warn("gnmi",
 				 "%s: skip_verify is set: the target's "
 				 "certificate is NOT checked; anyone on the "
@@ -1268,8 +1306,36 @@ static struct gtarget *target_new(struct gnmi_col *col, const char *name,
 
 failed:
 	t->state = GS_FAILED;
-	log_err("gnmi", "%s: cannot collect: %s", name, t->failed_reason);
+	log_err("gnmi", "%s: cannot collect: %s", t->name, t->failed_reason);
 	set_down(t, "%s", t->failed_reason);
+	return t;
+}
+
+/* A switch's main stream and, chained on it, a helper stream for each
+ * other prefix target its subscriptions name. */
+static struct gtarget *target_new(struct gnmi_col *col, const char *name,
+				  const struct cfg_gnmi *g)
+{
+	struct gtarget *t = target_build(col, name, g, NULL);
+	if (!t->profile)
+		return t;
+	const char *own;
+	size_t n;
+	const struct cfg_gnmi_sub *subs = target_subs(g, t->profile, &n, &own);
+	struct gtarget **tail = &t->companion;
+	for (size_t i = 0; i < n; i++) {
+		const char *st = subs[i].target;
+		if (!st || strcmp(st, own) == 0)
+			continue;
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen =
+			    subs[k].target && strcmp(subs[k].target, st) == 0;
+		if (seen)
+			continue;
+		*tail = target_build(col, name, g, st);
+		tail = &(*tail)->companion;
+	}
 	return t;
 }
 
@@ -1494,12 +1560,19 @@ static void add_entry(struct gnmi_col *col, const char *name,
 		.th = th,
 		.failed = t->state == GS_FAILED,
 	};
-	post(th, MAIL_START, t);
+	for (struct gtarget *x = t; x; x = x->companion)
+		post(th, MAIL_START, x);
 }
 
 static void drop_entry(struct gnmi_col *col, size_t i)
 {
 	struct entry *e = &col->entries[i];
+	/* The helpers first: the main target holds their chain. */
+	for (struct gtarget *x = e->t->companion; x;) {
+		struct gtarget *next = x->companion;
+		stop_and_wait(e->th, x);
+		x = next;
+	}
 	stop_and_wait(e->th, e->t);
 	free(e->name);
 	cfg_gnmi_free(e->cfg);

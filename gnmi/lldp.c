@@ -241,9 +241,76 @@ static bool neighbor_shape(const struct gnmi_view *v, size_t n)
 	return v->n >= n;
 }
 
+/* SONiC's APPL_DB LLDP_ENTRY_TABLE: one neighbour per local port. */
+#define SONIC_TABLE "LLDP_ENTRY_TABLE"
+#define SONIC_ID    "lldp_entry"
+
+/* Which LLDP_ENTRY_TABLE field element 2 is, or -1. */
+static int sonic_field(const struct gnmi_view *v)
+{
+	if (elem_is(v, 2, "lldp_rem_sys_name"))
+		return F_SYSNAME;
+	if (elem_is(v, 2, "lldp_rem_port_id"))
+		return F_PORT_ID;
+	if (elem_is(v, 2, "lldp_rem_port_id_subtype"))
+		return F_PORT_TYPE;
+	if (elem_is(v, 2, "lldp_rem_port_desc"))
+		return F_DESC;
+	return -1;
+}
+
+/* Sets field f of e from val; true if it changed. A SONiC subtype is
+ * the LldpPortIdSubtype's number (sonic: numeric), OpenConfig's its
+ * identity name. */
+static bool set_field(struct nb *e, int f, const struct gnmi_scalar *val,
+		      bool numeric)
+{
+	switch (f) {
+	case F_SYSNAME:
+		return set_text(&e->sysname, val->s, val->len);
+	case F_PORT_ID:
+		return set_text(&e->port_id, val->s, val->len);
+	case F_DESC:
+		return set_text(&e->desc, val->s, val->len);
+	case F_PORT_TYPE: {
+		int st = LINKS_LLDP_PORT_LOCAL;
+		uint64_t u;
+		if (!numeric)
+			st = port_subtype(val->s, val->len);
+		else if (gnmi_scalar_u64(val, &u) == 0 && u >= 1 && u <= 7)
+			st = (int)u;
+		bool changed = st != e->subtype;
+		e->subtype = st;
+		return changed;
+	}
+	}
+	return false;
+}
+
+static bool sonic_leaf(struct gnmi_lldp *g, const struct gnmi_view *v,
+		       const struct gnmi_scalar *val)
+{
+	int f;
+	if (v->n != 3 || v->elem[1].name_len == 0 || (f = sonic_field(v)) < 0)
+		return true;
+	if (val->kind != GNMI_SCALAR_STRING &&
+	    !(f == F_PORT_TYPE &&
+	      (val->kind == GNMI_SCALAR_UINT || val->kind == GNMI_SCALAR_INT ||
+	       val->kind == GNMI_SCALAR_NUMBER_TEXT)))
+		return true;
+	struct nb *e = find_or_add(g, v->elem[1].name, v->elem[1].name_len,
+				   SONIC_ID, strlen(SONIC_ID));
+	e->epoch = g->epoch;
+	if (set_field(e, f, val, true))
+		mark_dirty(g, e->port);
+	return true;
+}
+
 bool gnmi_lldp_leaf(struct gnmi_lldp *g, const struct gnmi_view *v,
 		    const struct gnmi_scalar *val)
 {
+	if (elem_is(v, 0, SONIC_TABLE))
+		return sonic_leaf(g, v, val);
 	if (!elem_is(v, 0, "lldp"))
 		return false;
 	const char *port, *id;
@@ -257,31 +324,50 @@ bool gnmi_lldp_leaf(struct gnmi_lldp *g, const struct gnmi_view *v,
 		return true;
 	struct nb *e = find_or_add(g, port, plen, id, ilen);
 	e->epoch = g->epoch;
-	bool changed = false;
-	switch (f) {
-	case F_SYSNAME:
-		changed = set_text(&e->sysname, val->s, val->len);
-		break;
-	case F_PORT_ID:
-		changed = set_text(&e->port_id, val->s, val->len);
-		break;
-	case F_DESC:
-		changed = set_text(&e->desc, val->s, val->len);
-		break;
-	case F_PORT_TYPE: {
-		int st = port_subtype(val->s, val->len);
-		changed = st != e->subtype;
-		e->subtype = st;
-		break;
-	}
-	}
-	if (changed)
+	if (set_field(e, f, val, false))
 		mark_dirty(g, e->port);
+	return true;
+}
+
+/* Removes the neighbours of port (NULL: all) whose id is id (NULL:
+ * any), or with f >= 0, unsets that field of theirs. */
+static void remove_matching(struct gnmi_lldp *g, char *p, char *d, int f)
+{
+	for (size_t i = g->n; i-- > 0;) {
+		struct nb *e = &g->nb[i];
+		if ((p && strcmp(e->port, p) != 0) ||
+		    (d && strcmp(e->id, d) != 0))
+			continue;
+		if (f < 0) {
+			remove_at(g, i);
+			continue;
+		}
+		set_text(f == F_SYSNAME ? &e->sysname : &e->port_id, NULL, 0);
+		mark_dirty(g, e->port);
+	}
+	free(p);
+	free(d);
+}
+
+/* A delete under LLDP_ENTRY_TABLE: the table, a port's entry, or one
+ * of its fields (a deleted name or port id leaves it incomplete). */
+static bool sonic_delete(struct gnmi_lldp *g, const struct gnmi_view *v)
+{
+	if (v->n > 3)
+		return true;
+	int f = v->n == 3 ? sonic_field(v) : -1;
+	if (v->n == 3 && f != F_SYSNAME && f != F_PORT_ID)
+		return true;
+	char *p =
+	    v->n >= 2 ? text_dup(v->elem[1].name, v->elem[1].name_len) : NULL;
+	remove_matching(g, p, NULL, f);
 	return true;
 }
 
 bool gnmi_lldp_delete(struct gnmi_lldp *g, const struct gnmi_view *v)
 {
+	if (elem_is(v, 0, SONIC_TABLE))
+		return sonic_delete(g, v);
 	if (!elem_is(v, 0, "lldp"))
 		return false;
 	size_t n = v->n < 7 ? v->n : 7;
@@ -297,22 +383,8 @@ bool gnmi_lldp_delete(struct gnmi_lldp *g, const struct gnmi_view *v)
 	int f = n == 7 ? state_field(v) : -1;
 	if (n == 7 && f != F_SYSNAME && f != F_PORT_ID)
 		return true; /* a description or type: nothing to undo */
-	char *p = port ? text_dup(port, plen) : NULL;
-	char *d = id ? text_dup(id, ilen) : NULL;
-	for (size_t i = g->n; i-- > 0;) {
-		struct nb *e = &g->nb[i];
-		if ((p && strcmp(e->port, p) != 0) ||
-		    (d && strcmp(e->id, d) != 0))
-			continue;
-		if (f < 0) {
-			remove_at(g, i);
-			continue;
-		}
-		set_text(f == F_SYSNAME ? &e->sysname : &e->port_id, NULL, 0);
-		mark_dirty(g, e->port);
-	}
-	free(p);
-	free(d);
+	remove_matching(g, port ? text_dup(port, plen) : NULL,
+			id ? text_dup(id, ilen) : NULL, f);
 	return true;
 }
 

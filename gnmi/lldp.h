@@ -8,8 +8,18 @@
  *   /lldp/interfaces/interface[name=P]/neighbors/neighbor[id=I]/state/
  *       system-name, port-id, port-id-type, port-description
  *
- * Every leaf under /lldp is its own (the rest of the tree, config and
- * counters, is taken and ignored, so it is never "unmapped"). A local
+ * and SONiC's APPL_DB table, whatever its shape (the table, or one
+ * entry per port):
+ *
+ *   LLDP_ENTRY_TABLE/P/lldp_rem_sys_name, lldp_rem_port_id,
+ *       lldp_rem_port_id_subtype (the LldpPortIdSubtype number),
+ *       lldp_rem_port_desc
+ *
+ * (one neighbour per local port P; sonic-gnmi serves it on a Subscribe
+ * with prefix target APPL_DB, a second stream beside COUNTERS_DB's).
+ * Every leaf under /lldp or LLDP_ENTRY_TABLE is its own (the rest of
+ * the tree, config, counters, chassis and capabilities, is taken and
+ * ignored, so it is never "unmapped"). A local
  * port may list several neighbours; like the SNMP poller, it gives the
  * link table the first complete one (system name and port id) in the
  * order they arrived, and forgets the port when none is left.

@@ -391,6 +391,7 @@ out:
 enum {
 	SUB_K_PATH,
 	SUB_K_ORIGIN,
+	SUB_K_TARGET,
 	SUB_K_MODE,
 	SUB_K_SAMPLE,
 	SUB_K_HEARTBEAT,
@@ -400,6 +401,7 @@ enum {
 static const char *const sub_keys[SUB_K_N] = {
 	[SUB_K_PATH] = "path",
 	[SUB_K_ORIGIN] = "origin",
+	[SUB_K_TARGET] = "target",
 	[SUB_K_MODE] = "mode",
 	[SUB_K_SAMPLE] = "sample_interval",
 	[SUB_K_HEARTBEAT] = "heartbeat_interval",
@@ -456,6 +458,8 @@ static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
 			   sub_path(x, f.val[SUB_K_PATH], &s->path))) ||
 	    (rc = WITH_KEY(x, &f, SUB_K_ORIGIN,
 			   ytree_str(x, f.val[SUB_K_ORIGIN], &s->origin))) ||
+	    (rc = WITH_KEY(x, &f, SUB_K_TARGET,
+			   ytree_str(x, f.val[SUB_K_TARGET], &s->target))) ||
 	    (rc = WITH_KEY(x, &f, SUB_K_MODE,
 			   sub_mode(x, f.val[SUB_K_MODE], &s->mode))) ||
 	    (rc = WITH_KEY(x, &f, SUB_K_SAMPLE,
@@ -933,6 +937,7 @@ void gnmi_profile_free(struct gnmi_profile *p)
 	for (size_t i = 0; i < p->n_subs; i++) {
 		free(p->subs[i].path);
 		free(p->subs[i].origin);
+		free(p->subs[i].target);
 	}
 	free(p->subs);
 	for (size_t i = 0; i < p->n_maps; i++) {

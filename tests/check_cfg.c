@@ -107,8 +107,12 @@ START_TEST(test_full_file_sets_every_value)
 	ck_assert_str_eq(g->target, "COUNTERS_DB");
 	ck_assert_str_eq(g->profile, "sonic");
 	ck_assert(g->updates_only);
-	ck_assert_uint_eq(g->n_subs, 2);
+	ck_assert_uint_eq(g->n_subs, 3);
 	ck_assert_str_eq(g->subs[0].path, "/COUNTERS/Ethernet*");
+	ck_assert_ptr_null(g->subs[0].target);
+	ck_assert_str_eq(g->subs[2].path, "/LLDP_ENTRY_TABLE");
+	ck_assert_str_eq(g->subs[2].target, "APPL_DB");
+	ck_assert_int_eq(g->subs[2].mode, CFG_SUB_ON_CHANGE);
 	ck_assert_str_eq(g->subs[0].origin, "sonic-db");
 	ck_assert_int_eq(g->subs[0].mode, CFG_SUB_ON_CHANGE);
 	ck_assert_uint_eq(g->subs[0].sample_interval_ns, 0);

@@ -179,6 +179,17 @@ static bool get_info(const char *target)
 	return found;
 }
 
+/* Health entries of target, whatever the protocol. */
+static size_t n_entries(const char *target)
+{
+	struct health_target_info *v = NULL;
+	size_t n = health_snapshot(hl, &v), k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += strcmp(v[i].target, target) == 0;
+	health_snapshot_free(v, n);
+	return k;
+}
+
 static bool error_contains(const char *target, const char *text)
 {
 	return get_info(target) && !info.up && info.last_error &&
@@ -318,7 +329,8 @@ START_TEST(test_silent_stream_is_resubscribed_by_the_watchdog)
 	set_pfc(70, 0, T0 + NS_PER_S);
 	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 70),
 		 "data did not resume after the silence");
-	WAIT_FOR(get_info("leaf1") && info.up, "target not up after the silence");
+	WAIT_FOR(get_info("leaf1") && info.up,
+		 "target not up after the silence");
 	ck_assert_uint_eq(gnmi_target_stream_count(tgt), 1);
 }
 END_TEST
@@ -549,6 +561,54 @@ START_TEST(test_sonic_counters_db_json_ietf_maps_through_the_profile)
 	ck_assert(get_info("sonic1"));
 	ck_assert(info.up);
 	ck_assert_uint_gt(info.counters[HEALTH_C_UPDATES], 0);
+	/* The profile's LLDP table (APPL_DB) comes on a second stream,
+	 * which has no health entry of its own. */
+	WAIT_FOR(gnmi_target_stream_count(tgt) == 2,
+		 "%zu streams, not COUNTERS_DB's and APPL_DB's",
+		 gnmi_target_stream_count(tgt));
+	ck_assert_uint_eq(n_entries("sonic1"), 1);
+}
+END_TEST
+
+/* A subscription with another prefix target goes on a stream of its
+ * own; when the target refuses that one (here its sample interval),
+ * the switch stays up on its main stream and the helper is not retried
+ * hot. */
+START_TEST(test_helper_stream_failure_leaves_the_switch_up)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+	o.min_sample_interval_ns = NS_PER_S;
+	start_target(&o);
+	ck_assert_int_eq(
+	    gnmi_target_set_json(tgt, "COUNTERS/Ethernet0",
+				 "{\"SAI_PORT_STAT_PFC_3_RX_PKTS\":"
+				 "\"5\"}"),
+	    0);
+	gnmi_target_tick(tgt, T0);
+	start_collector(load_cfg("targets:\n"
+				 "  - name: sonic1\n"
+				 "    gnmi:\n"
+				 "      address: 127.0.0.1:%d\n"
+				 "      insecure: true\n"
+				 "      profile: sonic\n"
+				 "      subscriptions:\n"
+				 "        - path: /COUNTERS/Ethernet*\n"
+				 "          sample_interval: 1s\n"
+				 "        - path: /LLDP_ENTRY_TABLE\n"
+				 "          sample_interval: 10ms\n"
+				 "          target: APPL_DB\n",
+				 gnmi_target_port(tgt)));
+	WAIT_FOR(value_is("sonic1", "Ethernet0", FM_C_PFC_RX_FRAMES, 3, 5),
+		 "the main stream's counter did not arrive");
+	sleep_ms(1500);
+	ck_assert(get_info("sonic1"));
+	ck_assert(info.up);
+	ck_assert_ptr_null(info.last_error);
+	ck_assert_uint_eq(info.counters[HEALTH_C_ERRORS], 0);
+	ck_assert_uint_eq(n_entries("sonic1"), 1);
+	ck_assert_uint_eq(gnmi_target_stream_count(tgt), 1);
 }
 END_TEST
 
@@ -800,6 +860,7 @@ static Suite *gnmi_collector_suite(void)
 		       test_malformed_message_is_counted_and_stream_goes_on);
 	tcase_add_test(
 	    tc, test_sonic_counters_db_json_ietf_maps_through_the_profile);
+	tcase_add_test(tc, test_helper_stream_failure_leaves_the_switch_up);
 	tcase_add_test(tc, test_unsupported_encoding_is_reported);
 	tcase_add_test(
 	    tc, test_refused_sample_interval_is_reported_not_hot_retried);

@@ -254,6 +254,102 @@ START_TEST(test_deletes_and_a_second_neighbour)
 }
 END_TEST
 
+/* One LLDP_ENTRY_TABLE entry as lldp_syncd writes it: strings only. */
+static void sonic_entry(char *out, size_t len, const char *sys, const char *pid,
+			int subtype)
+{
+	snprintf(out, len,
+		 "{\"lldp_rem_index\":\"1\",\"lldp_rem_chassis_id_subtype\":"
+		 "\"4\",\"lldp_rem_chassis_id\":\"02:00:00:00:00:99\","
+		 "\"lldp_rem_port_id_subtype\":\"%d\",\"lldp_rem_port_id\":"
+		 "\"%s\",\"lldp_rem_port_desc\":\"\",\"lldp_rem_sys_name\":"
+		 "\"%s\",\"lldp_rem_sys_cap_enabled\":\"28 00\"}",
+		 subtype, pid, sys);
+}
+
+/* SONiC's APPL_DB table through the shipped sonic profile's mapper:
+ * the table shape (sonic-gnmi's answer to /LLDP_ENTRY_TABLE) and the
+ * per-entry one, numeric port id subtypes, an entry deleted, and a
+ * resubscription that no longer lists one. */
+START_TEST(test_sonic_lldp_entry_table)
+{
+	char dir[1024], err[512], e0[512], e8[512], e16[512], json[2048];
+	snprintf(dir, sizeof dir, "%s/etc/profiles", top_srcdir());
+	struct gnmi_profile *sp =
+	    gnmi_profile_load_named(dir, "sonic", err, sizeof err);
+	ck_assert_msg(sp != NULL, "%s", err);
+	struct gnmi_mapper_opts o = {
+		.store = st,
+		.owner = store_intern(st, "leaf0"),
+		.device = store_intern(st, "leaf0"),
+		.interval_ms = 1000,
+		.unmapped = on_unmapped,
+		.ctx = G,
+		.leaf_hook = leaf_hook,
+		.delete_hook = delete_hook,
+	};
+	gnmi_mapper_free(M);
+	M = gnmi_mapper_new(sp, &o);
+
+	gnmi_lldp_begin_sync(G);
+	sonic_entry(e0, sizeof e0, "host0", "02:1a:2b:3c:4d:5e", 3);
+	sonic_entry(e8, sizeof e8, "spine0", "Ethernet1/1", 5);
+	snprintf(json, sizeof json, "{\"Ethernet0\":%s,\"Ethernet8\":%s}", e0,
+		 e8);
+	struct notif *b = nb_new(NULL, "APPL_DB", 0);
+	nb_json(b, "/LLDP_ENTRY_TABLE", json);
+	struct gnmi_apply_stats s = apply(b);
+	gnmi_lldp_sync(G);
+	gnmi_lldp_flush(G, now_ns);
+	ck_assert_uint_eq(s.unmapped, 0);
+	ck_assert_uint_eq(n_unmapped, 0);
+	ck_assert_uint_eq(gnmi_lldp_count(G), 2);
+	ck_assert(peer_is("leaf0", "Ethernet8", "spine0", "Ethernet1/1"));
+	/* Subtype 3: a MAC, placed once the NIC's MAC is known. */
+	ck_assert(peer_is("leaf0", "Ethernet0", NULL, NULL));
+	ck_assert_int_eq(
+	    links_set_nic_mac(L, "host0", "mlx5_0", "02:1a:2b:3c:4d:5e"), 0);
+	ck_assert(peer_is("leaf0", "Ethernet0", "host0", "mlx5_0"));
+
+	/* One entry, as an on-change update of its key. */
+	sonic_entry(e16, sizeof e16, "host2", "mlx5_0", 7);
+	b = nb_new(NULL, "APPL_DB", 0);
+	nb_json(b, "/LLDP_ENTRY_TABLE/Ethernet16", e16);
+	apply(b);
+	ck_assert(peer_is("leaf0", "Ethernet16", "host2", "mlx5_0"));
+	/* Its neighbour changes. */
+	sonic_entry(e16, sizeof e16, "host3", "mlx5_0", 7);
+	b = nb_new(NULL, "APPL_DB", 0);
+	nb_json(b, "/LLDP_ENTRY_TABLE/Ethernet16", e16);
+	apply(b);
+	ck_assert(peer_is("leaf0", "Ethernet16", "host3", "mlx5_0"));
+	ck_assert(peer_is("host2", "mlx5_0", NULL, NULL));
+	/* The entry is deleted. */
+	b = nb_new(NULL, "APPL_DB", 0);
+	nb_del(b, "/LLDP_ENTRY_TABLE/Ethernet16");
+	apply(b);
+	ck_assert(peer_is("leaf0", "Ethernet16", NULL, NULL));
+	ck_assert_uint_eq(gnmi_lldp_count(G), 2);
+
+	/* Resubscribed: the table lists Ethernet8 only. */
+	gnmi_lldp_begin_sync(G);
+	snprintf(json, sizeof json, "{\"Ethernet8\":%s}", e8);
+	b = nb_new(NULL, "APPL_DB", 0);
+	nb_json(b, "/LLDP_ENTRY_TABLE", json);
+	apply(b);
+	gnmi_lldp_sync(G);
+	gnmi_lldp_flush(G, now_ns);
+	ck_assert(peer_is("leaf0", "Ethernet0", NULL, NULL));
+	ck_assert(peer_is("leaf0", "Ethernet8", "spine0", "Ethernet1/1"));
+	ck_assert_uint_eq(gnmi_lldp_count(G), 1);
+	ck_assert_uint_eq(n_unmapped, 0);
+	/* The mapper goes with the fixture; its profile here. */
+	gnmi_mapper_free(M);
+	M = NULL;
+	gnmi_profile_free(sp);
+}
+END_TEST
+
 START_TEST(test_sync_drops_what_a_new_subscription_no_longer_lists)
 {
 	gnmi_lldp_begin_sync(G);
@@ -352,6 +448,7 @@ static Suite *lldp_suite(void)
 	tcase_add_test(
 	    tc, test_refresh_keeps_on_change_neighbours_and_free_forgets);
 	tcase_add_test(tc, test_escaped_and_malformed_leaves);
+	tcase_add_test(tc, test_sonic_lldp_entry_table);
 	suite_add_tcase(s, tc);
 	return s;
 }
