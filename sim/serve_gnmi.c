@@ -94,6 +94,21 @@ static void put(struct sim_serve_gnmi *g, const char *s)
 	g->len += n;
 }
 
+/* s as the inside of a JSON string (quotes, backslashes and control
+ * characters escaped). */
+static void put_esc(struct sim_serve_gnmi *g, const char *s)
+{
+	for (; *s; s++) {
+		char e[8] = { *s, 0 };
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			e[0] = '\\', e[1] = (char)c, e[2] = 0;
+		else if (c < 0x20)
+			snprintf(e, sizeof e, "\\u%04x", c);
+		put(g, e);
+	}
+}
+
 /* Digits of v at p (room for 20), no printf: this runs millions of
  * times a second. Returns the end. */
 static char *digits(char *p, uint64_t v)
@@ -401,11 +416,52 @@ static struct gnmi_target_leaf *leaf_at(struct sw *s, size_t port, unsigned k,
 	return *slot;
 }
 
+/*
+ * SONiC's LLDP neighbours as lldp_syncd writes them to APPL_DB
+ * (LLDP_ENTRY_TABLE:<port>, served by sonic-gnmi with prefix target
+ * APPL_DB): every field a string, subtypes as LLDP-MIB numbers.
+ */
+static void publish_sonic_lldp(struct sim_serve_gnmi *g, struct sw *s)
+{
+	const struct sim_node *n = s->node;
+	for (size_t i = 0; i < n->n_ports; i++) {
+		const struct sim_port *p = &n->ports[i];
+		if (!p->peer)
+			continue;
+		const struct sim_port *r = p->peer;
+		char path[256];
+		begin(g);
+		put(g,
+		    "{\"lldp_rem_index\":\"1\",\"lldp_rem_time_mark\":\"0\"");
+		put(g, ",\"lldp_rem_chassis_id_subtype\":\"4\"");
+		put(g, ",\"lldp_rem_chassis_id\":\"");
+		put_esc(g, r->node->chassis_id);
+		put(g, "\",\"lldp_rem_port_id_subtype\":\"");
+		put_u64(g, r->port_id_subtype);
+		put(g, "\",\"lldp_rem_port_id\":\"");
+		put_esc(g, r->port_id);
+		put(g, "\",\"lldp_rem_port_desc\":\"");
+		put_esc(g, r->port_desc ? r->port_desc : "");
+		put(g, "\",\"lldp_rem_sys_name\":\"");
+		put_esc(g, r->node->name);
+		put(g, "\",\"lldp_rem_sys_desc\":\"");
+		put_esc(g, r->node->sys_desc ? r->node->sys_desc : "");
+		put(g, r->node->kind == SIM_NODE_HOST
+			   ? "\",\"lldp_rem_sys_cap_supported\":\"01 00\""
+			     ",\"lldp_rem_sys_cap_enabled\":\"01 00\"}"
+			   : "\",\"lldp_rem_sys_cap_supported\":\"28 00\""
+			     ",\"lldp_rem_sys_cap_enabled\":\"28 00\"}");
+		snprintf(path, sizeof path, "LLDP_ENTRY_TABLE/%s", p->name);
+		gnmi_target_set_json(s->tgt, path, g->buf);
+	}
+}
+
 /* What never changes: SONiC's port name map, the LLDP neighbours. */
 static void publish_static(struct sim_serve_gnmi *g, struct sw *s)
 {
 	const struct sim_node *n = s->node;
 	if (n->flavour == SIM_FLAVOUR_SONIC) {
+		publish_sonic_lldp(g, s);
 		begin(g);
 		put(g, "{");
 		for (size_t i = 0; i < n->n_ports; i++) {

@@ -1,22 +1,26 @@
 #!/bin/sh
 # integration_gnmi_lldp: the link table learnt from gNMI's LLDP alone.
-# fabsim serves an all-Arista fabric (a spine, two leaves, two hosts)
-# whose switches publish their OpenConfig LLDP neighbours over gNMI, and
-# emits fabmond's config without the cabling (--no-static-links). The
+# fabsim serves a fabric of a spine, two leaves and two hosts whose
+# switches publish their LLDP neighbours over gNMI: the Arista spine and
+# leaf1 in OpenConfig's tree, the SONiC leaf0 in APPL_DB's
+# LLDP_ENTRY_TABLE (which fabmond reads on a second Subscribe, prefix
+# target APPL_DB, beside COUNTERS_DB's); and emits fabmond's config
+# without the cabling (--no-static-links). The
 # real fabmond must learn every link from those neighbours
 # (/api/v1/topology: source lldp, reporter gnmi; host NICs resolved by
 # the MACs the NIC collector reads), and the rule engine must use them:
 # host1's NIC stops draining and the pfc_storm's origin walk goes from
 # host0 through leaf0, spine0 and leaf1 to host1, across links only gNMI
-# told it about. When a reload stops collecting leaf1, the links only
-# leaf1 reported leave the table and the one spine0 reports stays.
+# told it about. When reloads stop collecting leaf0 and then leaf1, the
+# links only they reported leave the table and those spine0 reports
+# stay.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is not installed"
 FABSIM="$top_builddir/fabsim"
 [ -x "$FABSIM" ] || fail "no fabsim at $FABSIM"
 
-storm_fabric "$WORK" 1 2 arista arista 3
+storm_fabric "$WORK" 1 2 arista "sonic, arista" 3
 "$FABSIM" -s "$WORK/storm.yaml" --no-snmp --no-static-links \
 	--nic-dir "$WORK/nic" --emit-config "$WORK/sim.yaml" \
 	--fabmond-listen 127.0.0.1:0 \
@@ -28,6 +32,8 @@ grep -q "^topology:" "$WORK/sim.yaml" &&
 	fail "--no-static-links still wrote a topology: section"
 grep -q "profile: arista" "$WORK/sim.yaml" ||
 	fail "no Arista gNMI target in $(cat "$WORK/sim.yaml")"
+grep -q "target: APPL_DB" "$WORK/sim.yaml" ||
+	fail "no APPL_DB subscription for SONiC in $(cat "$WORK/sim.yaml")"
 
 start_fabmond lldp -c "$WORK/sim.yaml"
 base="http://127.0.0.1:$FABMOND_PORT"
@@ -59,11 +65,14 @@ if exact:
 PY
 }
 H0=host0:mlx5_0 H1=host1:mlx5_0
-wait_for 30 topology --exact "leaf0:Ethernet1/1=$H0" \
-	"leaf0:Ethernet2/1=spine0:Ethernet1/1" \
+wait_for 30 topology --exact "leaf0:Ethernet0=$H0" \
+	"leaf0:Ethernet4=spine0:Ethernet1/1" \
 	"spine0:Ethernet2/1=leaf1:Ethernet2/1" "leaf1:Ethernet1/1=$H1" ||
 	fail "topology: $(cat "$WORK/topology.json")"
 pass "the four links come from the switches' gNMI LLDP (reporter gnmi)"
+grep -q "leaf0 \[APPL_DB\]: subscribing" "$WORK/lldp.log" ||
+	fail "no APPL_DB stream for leaf0: $(cat "$WORK/lldp.log")"
+pass "SONiC's LLDP table comes on its own APPL_DB stream"
 
 # The storm's origin walk crosses them all: host1 pauses leaf1, which
 # relays it to spine0, to leaf0, to host0.
@@ -81,7 +90,7 @@ want = {("leaf1", "Ethernet1/1"): "victim",
         ("leaf1", "Ethernet2/1"): "spreader",
         ("spine0", "Ethernet2/1"): "victim",
         ("spine0", "Ethernet1/1"): "spreader",
-        ("leaf0", "Ethernet2/1"): "victim",
+        ("leaf0", "Ethernet4"): "victim",
         ("host0", "mlx5_0"): "victim"}
 for k, r in want.items():
     assert roles.get(k) == r, (k, r, roles)
@@ -90,20 +99,30 @@ PY
 wait_for 40 storm || fail "pfc_storm: $(cat "$WORK/inc.json")"
 pass "the pfc_storm's origin walk crosses the links learnt from gNMI"
 
-# Stop collecting leaf1: what only leaf1 reported leaves the table; the
-# spine0-leaf1 link, which spine0 reports too, stays.
-python3 - "$WORK/sim.yaml" >"$WORK/less.yaml" <<'PY'
+# drop NAME: a reload without target NAME.
+drop() {
+	python3 - "$WORK/sim.yaml" "$1" >"$WORK/less.yaml" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-print(re.sub(r'  - name: "leaf1"\n(    .*\n|      .*\n)*', "", text), end="")
+name = re.escape(sys.argv[2])
+print(re.sub(r'  - name: "%s"\n(    .*\n)*' % name, "", text), end="")
 PY
-grep -q '"leaf1"' "$WORK/less.yaml" && fail "leaf1 still in the config"
-cp "$WORK/less.yaml" "$WORK/sim.yaml"
-kill -HUP "$FABMOND_PID"
-wait_for 20 topology --exact "leaf0:Ethernet1/1=$H0" \
-	"leaf0:Ethernet2/1=spine0:Ethernet1/1" \
+	grep -q "\"$1\"" "$WORK/less.yaml" && fail "$1 still in the config"
+	cp "$WORK/less.yaml" "$WORK/sim.yaml"
+	kill -HUP "$FABMOND_PID"
+}
+
+# Stop collecting leaf0 (SONiC: its APPL_DB stream stops with it): what
+# only leaf0 reported leaves the table; the spine0-leaf0 link, which
+# spine0 reports too, stays. Then leaf1 (Arista) the same way.
+drop leaf0
+wait_for 20 topology --exact "leaf0:Ethernet4=spine0:Ethernet1/1" \
+	"spine0:Ethernet2/1=leaf1:Ethernet2/1" "leaf1:Ethernet1/1=$H1" ||
+	fail "after the first reload: $(cat "$WORK/topology.json")"
+drop leaf1
+wait_for 20 topology --exact "leaf0:Ethernet4=spine0:Ethernet1/1" \
 	"spine0:Ethernet2/1=leaf1:Ethernet2/1" ||
-	fail "after the reload: $(cat "$WORK/topology.json")"
+	fail "after the second reload: $(cat "$WORK/topology.json")"
 pass "a target no longer collected takes its LLDP links with it"
 
 stop_pid "$FABMOND_PID"
