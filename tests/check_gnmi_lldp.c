@@ -62,6 +62,23 @@ static const char *top_srcdir(void)
 	return s && *s ? s : ".";
 }
 
+/* leaf0's mapper for profile p, its LLDP leaves and deletes to G, as
+ * the collector wires them. */
+static struct gnmi_mapper *mapper_for(const struct gnmi_profile *p)
+{
+	struct gnmi_mapper_opts o = {
+		.store = st,
+		.owner = store_intern(st, "leaf0"),
+		.device = store_intern(st, "leaf0"),
+		.interval_ms = 1000,
+		.unmapped = on_unmapped,
+		.ctx = G,
+		.leaf_hook = leaf_hook,
+		.delete_hook = delete_hook,
+	};
+	return gnmi_mapper_new(p, &o);
+}
+
 static void setup(void)
 {
 	char dir[1024], err[512];
@@ -74,17 +91,7 @@ static void setup(void)
 	prof = gnmi_profile_load_named(dir, "arista", err, sizeof err);
 	ck_assert_msg(prof != NULL, "%s", err);
 	G = gnmi_lldp_new(L, "leaf0", "gnmi");
-	struct gnmi_mapper_opts o = {
-		.store = st,
-		.owner = store_intern(st, "leaf0"),
-		.device = store_intern(st, "leaf0"),
-		.interval_ms = 1000,
-		.unmapped = on_unmapped,
-		.ctx = G,
-		.leaf_hook = leaf_hook,
-		.delete_hook = delete_hook,
-	};
-	M = gnmi_mapper_new(prof, &o);
+	M = mapper_for(prof);
 }
 
 static void teardown(void)
@@ -278,18 +285,8 @@ START_TEST(test_sonic_lldp_entry_table)
 	struct gnmi_profile *sp =
 	    gnmi_profile_load_named(dir, "sonic", err, sizeof err);
 	ck_assert_msg(sp != NULL, "%s", err);
-	struct gnmi_mapper_opts o = {
-		.store = st,
-		.owner = store_intern(st, "leaf0"),
-		.device = store_intern(st, "leaf0"),
-		.interval_ms = 1000,
-		.unmapped = on_unmapped,
-		.ctx = G,
-		.leaf_hook = leaf_hook,
-		.delete_hook = delete_hook,
-	};
 	gnmi_mapper_free(M);
-	M = gnmi_mapper_new(sp, &o);
+	M = mapper_for(sp);
 
 	gnmi_lldp_begin_sync(G);
 	sonic_entry(e0, sizeof e0, "host0", "02:1a:2b:3c:4d:5e", 3);

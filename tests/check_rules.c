@@ -486,17 +486,23 @@ START_TEST(test_reused_slot_reads_as_its_new_series)
 }
 END_TEST
 
-START_TEST(test_spreading_tree_from_congested_egress)
+/* The chain, quiet for two samples; then leaf0's egress to hostA is
+ * congested (not paused): leaf0 pauses the spine, which pauses leaf1,
+ * which pauses hostB (set, not yet sampled). */
+static void spreading_tree(void)
 {
 	chain();
-	/* leaf0's egress to hostA is congested (not paused): leaf0 pauses
-	 * the spine, which pauses leaf1, which pauses hostB. */
 	set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 4e6);
 	set("leaf0", "Ethernet32", FM_C_QUEUE_OCCUPANCY, 3, 0);
 	steps(2);
 	pause_link("leaf0", "Ethernet32", "spine0", "Ethernet1", 0.5);
 	pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", 0.4);
 	pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", 0.3);
+}
+
+START_TEST(test_spreading_tree_from_congested_egress)
+{
+	spreading_tree();
 	step();
 	/* Spreading must last two samples (a one-sample burst is not). */
 	ck_assert_uint_eq(n_firing(), 0);
@@ -519,21 +525,14 @@ START_TEST(test_spreading_tree_from_congested_egress)
 }
 END_TEST
 
-/* The spreading tree of test_spreading_tree_from_congested_egress,
- * shown by one sample only: then no device delivers by the next tick
- * (the collector is late), so the engine still reads that one window.
+/* The spreading tree, shown by one sample only: then no device delivers by the
+ * next tick (the collector is late), so the engine still reads that one window.
  * It is one window, not two: spreading_for (2 s) must not be met by
  * the tick's clock. The next sample shows no pause. */
 START_TEST(test_late_sample_is_not_counted_twice)
 {
 	static const char *const none[] = { NULL };
-	chain();
-	set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 4e6);
-	set("leaf0", "Ethernet32", FM_C_QUEUE_OCCUPANCY, 3, 0);
-	steps(2);
-	pause_link("leaf0", "Ethernet32", "spine0", "Ethernet1", 0.5);
-	pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", 0.4);
-	pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", 0.3);
+	spreading_tree();
 	step();
 	struct rules_snapshot s;
 	rules_snapshot(F.r, false, &s);
@@ -569,13 +568,7 @@ START_TEST(test_spreading_fires_on_two_jittered_samples)
 			teardown();
 			setup();
 		}
-		chain();
-		set("leaf0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 4e6);
-		set("leaf0", "Ethernet32", FM_C_QUEUE_OCCUPANCY, 3, 0);
-		steps(2);
-		pause_link("leaf0", "Ethernet32", "spine0", "Ethernet1", 0.5);
-		pause_link("spine0", "Ethernet2", "leaf1", "Ethernet32", 0.4);
-		pause_link("leaf1", "Ethernet0", "hostB", "mlx5_0", 0.3);
+		spreading_tree();
 		step();
 		ck_assert_uint_eq(n_firing(), 0);
 		step_only(NULL, gap[k]);
