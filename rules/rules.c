@@ -2129,10 +2129,12 @@ static bool tail_root(const struct rules *r, uint32_t d, uint32_t x)
  * real tree. So each change of a device's pause state (it starts
  * pausing, starts storming, stops being paused while it pauses) is
  * stamped with the arrival of the newest data that showed it, and the
- * device may be named a root only once every port of it and every peer
- * of those has delivered data from that round on (within
- * RULES_KICK_MAX_NS: the same round), i.e. windows that overlap the
- * change. That waits at most one interval of the slowest of them, and
+ * device may be named a root only once, for every port of it, data from
+ * that round on (within RULES_KICK_MAX_NS: the same round), i.e. a
+ * window that overlaps the change, says whether the port is paused: the
+ * port's own rx pause or its peer's tx pause (a NIC read on its own
+ * phase need not be waited for when its switch port has delivered).
+ * That waits at most one interval of the slowest of them, and
  * never more than RULES_SKEW_WAIT intervals (a port that stopped
  * reporting goes stale on its own rule).
  */
@@ -2169,9 +2171,10 @@ static void track_onsets(struct rules *r, int q, float thr)
 	}
 }
 
-/* Whether every port of root candidate d and every peer of those has
- * delivered data from the round of its last pause-state change on (see
- * track_onsets). */
+/* Whether for every port of root candidate d, the port or its peer
+ * has delivered data from the round of d's last pause-state change on
+ * that says whether the port is paused (see track_onsets): the port's
+ * rx pause or the peer's tx pause. */
 static bool onset_settled(const struct rules *r, uint32_t d, int q)
 {
 	size_t i = (size_t)d * PRIOS + q;
@@ -2186,10 +2189,18 @@ static bool onset_settled(const struct rules *r, uint32_t d, int q)
 	int64_t from = t - RULES_KICK_MAX_NS / 1000000;
 	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
 		uint32_t x = r->dev_ports[r->dev_first[d] + k];
+		int32_t y = r->peer[x];
+		/* Whether x is paused is in x's rx pause or its peer's tx
+		 * pause: one of them from the round on says it. */
+		if (r->plast[x] >= from && r->rrx[lix(r, x, q)] >= 0)
+			continue;
+		if (y >= 0 && r->plast[y] >= from &&
+		    r->rtx[lix(r, (uint32_t)y, q)] >= 0)
+			continue;
+		/* Else: wait for a side with data that is older. */
 		if (r->plast[x] != INT64_MIN && r->plast[x] < from)
 			return false;
-		if (r->peer[x] >= 0 && r->plast[r->peer[x]] != INT64_MIN &&
-		    r->plast[r->peer[x]] < from)
+		if (y >= 0 && r->plast[y] != INT64_MIN && r->plast[y] < from)
 			return false;
 	}
 	return true;

@@ -226,6 +226,38 @@ START_TEST(test_storm_origin_with_skewed_arrivals)
 }
 END_TEST
 
+/* host1's NIC is read half a second after its switch delivers (the NIC
+ * collector's own phase). When the NIC storms, the switch's sample
+ * shows it (leaf0 receives pause all the time and pauses the NIC not
+ * at all): the storm fires on that sample, without waiting for the
+ * NIC's own read. */
+START_TEST(test_nic_storm_does_not_wait_for_the_nic_read)
+{
+	static const char *const sw[] = { "leaf0", NULL };
+	static const char *const nic[] = { "host1", NULL };
+	link2("leaf0", "Ethernet4", "host1", "mlx5_0");
+	set("leaf0", "Ethernet4", FM_C_PFC_RX_PAUSE, 3, 0);
+	set("leaf0", "Ethernet4", FM_C_PFC_TX_PAUSE, 3, 0);
+	set("host1", "mlx5_0", FM_C_PFC_RX_PAUSE, 3, 0);
+	set("host1", "mlx5_0", FM_C_PFC_TX_PAUSE, 3, 0);
+	for (int i = 0; i < 3; i++) {
+		step_only(sw, SEC / 2);
+		step_only(nic, SEC / 2);
+	}
+	ck_assert_uint_eq(n_firing(), 0);
+	pause_link("host1", "mlx5_0", "leaf0", "Ethernet4", 1.0);
+	step_only(sw, SEC / 2);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert_msg(find(&s, RULES_PFC_STORM, "host1", "mlx5_0", true, NULL),
+		      "the storm waited for the NIC's read");
+	rules_snapshot_free(&s);
+	step_only(nic, SEC / 2);
+	step_only(sw, SEC / 2);
+	ck_assert_uint_eq(total_fired(), 1);
+}
+END_TEST
+
 /* The NIC sends nothing (not monitored): the switch's own rx pause is
  * enough to name the NIC at the other end of the link. */
 START_TEST(test_storm_origin_unmonitored_nic)
@@ -1313,6 +1345,7 @@ static Suite *rules_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_storm_origin_three_hops_upstream);
 	tcase_add_test(tc, test_storm_origin_with_skewed_arrivals);
+	tcase_add_test(tc, test_nic_storm_does_not_wait_for_the_nic_read);
 	tcase_add_test(tc, test_storm_origin_unmonitored_nic);
 	tcase_add_test(tc, test_storm_from_frames_at_link_speed);
 	tcase_add_test(tc, test_storm_fires_on_its_onset_sample);
