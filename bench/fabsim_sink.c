@@ -39,6 +39,7 @@
 #include "config.h"
 
 #include "cfg.h"
+#include "clock.h"
 #include "mem.h"
 #include "pack.h"
 #include "path.h"
@@ -101,13 +102,6 @@ struct target {
 static struct target *targets;
 static size_t n_targets;
 static grpc_completion_queue *cq;
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static double cpu_s(void)
 {

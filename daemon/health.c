@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include "health.h"
+
+#include "clock.h"
 #include "mem.h"
 
 #include <pthread.h>
@@ -37,13 +39,6 @@ struct health {
 	void (*updated_hook)(void *ctx);
 	void *updated_ctx;
 };
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 const char *health_counter_name(enum health_counter c)
 {

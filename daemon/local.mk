@@ -1,7 +1,7 @@
 # The daemon's core: an internal library that fabmond and every test link.
 noinst_LIBRARIES += libfabmon.a
 libfabmon_a_SOURCES = \
-	daemon/mem.c daemon/mem.h \
+	daemon/mem.c daemon/mem.h daemon/clock.h \
 	daemon/log.c daemon/log.h \
 	daemon/counters.c daemon/counters.h \
 	daemon/store.c daemon/store.h \

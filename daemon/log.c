@@ -7,6 +7,8 @@
 
 #include "log.h"
 
+#include "clock.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -183,13 +185,6 @@ void log_msg(enum log_level level, const char *subsys, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vmsg(level, subsys, fmt, ap);
 	va_end(ap);
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 #define COMPLAIN_FIRST_GAP_NS (INT64_C(10) * 1000000000)

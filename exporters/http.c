@@ -18,6 +18,7 @@
 #include "alert.h"
 #include "api.h"
 #include "buf.h"
+#include "clock.h"
 #include "health.h"
 #include "incidents.h"
 #include "log.h"
@@ -86,13 +87,6 @@ enum http_route {
 	HTTP_R_HEALTHZ,
 	HTTP_R_API,
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 struct http_server *http_new(struct store *st, struct health *h,
 			     const struct http_opts *opts)

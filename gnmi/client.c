@@ -24,13 +24,14 @@
 #include "client.h"
 
 #include "cfg.h"
+#include "clock.h"
 #include "decode.h"
 #include "health.h"
 #include "links.h"
 #include "lldp.h"
 #include "log.h"
-#include "pack.h"
 #include "mem.h"
+#include "pack.h"
 #include "path.h"
 #include "profile.h"
 #include "store.h"
@@ -99,13 +100,6 @@ static bool status_is_fatal(grpc_status_code s)
 	       s == GRPC_STATUS_INVALID_ARGUMENT ||
 	       s == GRPC_STATUS_UNIMPLEMENTED ||
 	       s == GRPC_STATUS_FAILED_PRECONDITION;
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
 static const char *encoding_name(int e)

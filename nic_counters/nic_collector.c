@@ -12,6 +12,7 @@
 #include "nic_collector.h"
 
 #include "cfg.h"
+#include "clock.h"
 #include "health.h"
 #include "log.h"
 #include "mem.h"
@@ -47,13 +48,6 @@ struct nic_col {
 	struct nic_entry *entries;
 	size_t n_entries;
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static bool str_eq(const char *a, const char *b)
 {

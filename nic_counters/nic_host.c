@@ -12,6 +12,7 @@
 #include "nic_host.h"
 
 #include "cfg.h"
+#include "clock.h"
 #include "counters.h"
 #include "log.h"
 #include "mem.h"
@@ -94,20 +95,6 @@ static bool pathf(char *buf, size_t size, const char *fmt, ...)
 	int n = vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	return n >= 0 && (size_t)n < size;
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
-
-static int64_t real_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
 struct nic_host *nic_host_new(const struct nic_host_opts *o)

@@ -14,6 +14,7 @@
 #include "alert.h"
 
 #include "cfg.h"
+#include "clock.h"
 #include "log.h"
 #include "mem.h"
 #include "rules.h"
@@ -66,20 +67,6 @@ struct alert_meter {
 	_Atomic uint64_t posts_ok, posts_failed, retries, alerts_sent, dropped;
 	_Atomic int64_t last_ok_ns; /* CLOCK_MONOTONIC; 0: none */
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * NS_PER_S + t.tv_nsec;
-}
-
-static int64_t real_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * NS_PER_S + t.tv_nsec;
-}
 
 static json_t *rfc3339(int64_t ns)
 {

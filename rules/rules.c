@@ -52,6 +52,7 @@
 
 #include "alert.h"
 #include "cfg.h"
+#include "clock.h"
 #include "counters.h"
 #include "health.h"
 #include "links.h"
@@ -3060,13 +3061,6 @@ void rules_snapshot_free(struct rules_snapshot *s)
 }
 
 /* The thread. */
-
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * NS_PER_S + t.tv_nsec;
-}
 
 void rules_kick(struct rules *r)
 {

@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include "cfg.h"
+#include "clock.h"
 #include "control.h"
 #include "model.h"
 #include "scenario.h"
@@ -101,26 +102,12 @@ struct fabsim {
 	uint64_t lag_ns, step_ns, pub_ns, n_ticks, n_pubs, n_pub_sw;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
 /* CPU time of the calling thread: costs on a shared machine. */
 static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-static int64_t real_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * (int64_t)NS_PER_S + ts.tv_nsec;
 }
 
 static void usage(FILE *f)
@@ -1247,7 +1234,7 @@ static int run(struct fabsim *f)
 			if (next_pub <= t1)
 				next_pub = t1 + o->publish_ns;
 		}
-		if (f->nic && mono_ns() >= next_nic) {
+		if (f->nic && (uint64_t)mono_ns() >= next_nic) {
 			int r = sim_nicfs_write(f->nic, f->m);
 			if (r && o->verbose)
 				fprintf(stderr, "fabsim: NIC trees: %s\n",

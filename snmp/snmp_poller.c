@@ -19,6 +19,7 @@
 #include "snmp_poller.h"
 
 #include "cfg.h"
+#include "clock.h"
 #include "health.h"
 #include "links.h"
 #include "log.h"
@@ -256,13 +257,6 @@ struct ku {
 };
 static struct ku *ku_cache;
 static size_t n_ku_cache;
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static int64_t jitter(struct poller *p, int64_t max)
 {
