@@ -2130,12 +2130,12 @@ static bool tail_root(const struct rules *r, uint32_t d, uint32_t x)
  * real tree. So each change of a device's pause state (it starts
  * pausing, starts storming, stops being paused while it pauses) is
  * stamped with the arrival of the newest data that showed it, and the
- * device may be named a root only once, for every port of it, data from
- * that round on (within RULES_KICK_MAX_NS: the same round), i.e. a
- * window that overlaps the change, says whether the port is paused: the
- * port's own rx pause or its peer's tx pause (a NIC read on its own
- * phase need not be waited for when its switch port has delivered).
- * That waits at most one interval of the slowest of them, and
+ * device may be named a root only once every port of it and every peer
+ * of those has delivered data from that round on (within
+ * RULES_KICK_MAX_NS: the same round), i.e. windows that overlap the
+ * change, or the older end of a link is outweighed by the newer one
+ * (see onset_settled). That waits at most one interval of the slowest
+ * of them, and
  * never more than RULES_SKEW_WAIT intervals (a port that stopped
  * reporting goes stale on its own rule).
  */
@@ -2172,10 +2172,26 @@ static void track_onsets(struct rules *r, int q, float thr)
 	}
 }
 
-/* Whether for every port of root candidate d, the port or its peer
- * has delivered data from the round of d's last pause-state change on
- * that says whether the port is paused (see track_onsets): the port's
- * rx pause or the peer's tx pause. */
+/* Whether the older data of link end a (ports a and b are its two
+ * ends) is outweighed by b's newer data: the link's weights (weights())
+ * take the greater of the two ends' figures, so a's older figures
+ * change nothing when none is above b's. */
+static bool outweighed(const struct rules *r, uint32_t a, uint32_t b, int q)
+{
+	size_t i = lix(r, a, q), j = lix(r, b, q);
+	return !(qval(r, a, P_STORM_WARN) > 0) && r->rtx[i] <= r->rrx[j] &&
+	       r->rrx[i] <= r->rtx[j] && r->ttx[i] <= r->trx[j] &&
+	       r->trx[i] <= r->ttx[j];
+}
+
+/*
+ * Whether every port of root candidate d and every peer of those has
+ * delivered data from the round of its last pause-state change on (see
+ * track_onsets), or the older end of a link changes nothing: its
+ * figures are outweighed by the other end's newer ones (a host NIC,
+ * read on the NIC collector's own phase, is then not waited for once
+ * its switch port has shown what the NIC's read would).
+ */
 static bool onset_settled(const struct rules *r, uint32_t d, int q)
 {
 	size_t i = (size_t)d * PRIOS + q;
@@ -2191,17 +2207,18 @@ static bool onset_settled(const struct rules *r, uint32_t d, int q)
 	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
 		uint32_t x = r->dev_ports[r->dev_first[d] + k];
 		int32_t y = r->peer[x];
-		/* Whether x is paused is in x's rx pause or its peer's tx
-		 * pause: one of them from the round on says it. */
-		if (r->plast[x] >= from && r->rrx[lix(r, x, q)] >= 0)
+		bool old_x = r->plast[x] != INT64_MIN && r->plast[x] < from;
+		bool old_y =
+		    y >= 0 && r->plast[y] != INT64_MIN && r->plast[y] < from;
+		if (!old_x && !old_y)
 			continue;
-		if (y >= 0 && r->plast[y] >= from &&
-		    r->rtx[lix(r, (uint32_t)y, q)] >= 0)
-			continue;
-		/* Else: wait for a side with data that is older. */
-		if (r->plast[x] != INT64_MIN && r->plast[x] < from)
+		if (old_x && old_y)
 			return false;
-		if (y >= 0 && r->plast[y] != INT64_MIN && r->plast[y] < from)
+		/* One end is older: the other must be newer, with data. */
+		uint32_t a = old_x ? x : (uint32_t)y;
+		uint32_t b = old_x ? (uint32_t)y : x;
+		if (y < 0 || r->plast[b] == INT64_MIN ||
+		    !outweighed(r, a, b, q))
 			return false;
 	}
 	return true;

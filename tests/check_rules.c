@@ -258,6 +258,38 @@ START_TEST(test_nic_storm_does_not_wait_for_the_nic_read)
 }
 END_TEST
 
+/* hostA's storm, held up the chain, ends: hostA stops pausing leaf0
+ * and leaf0 stops pausing spine0 in the same window. leaf0's ports come
+ * as separate notifications, and its uplink's is late: for a tick its
+ * port to hostA is new (not paused any more) while its uplink is still
+ * the old window (pausing spine0 all the time). spine0's newer data
+ * (not paused) does not outweigh that, so leaf0 is not named a storm's
+ * origin on it; its uplink's new window shows it was not one. */
+START_TEST(test_stale_pausing_port_is_waited_for)
+{
+	static const char *const early[] = { "hostA",  "leaf0:Ethernet0",
+					     "spine0", "leaf1",
+					     "hostB",  NULL };
+	static const char *const late[] = { "leaf0:Ethernet32", NULL };
+	chain();
+	steps(2);
+	storm_chain(1.0, 1.0, 0, 0);
+	steps(2);
+	ck_assert(n_firing() == 1);
+	storm_chain(0, 0, 0, 0);
+	step_only(early, SEC / 2);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert_msg(
+	    !find(&s, RULES_PFC_STORM, "leaf0", "Ethernet32", false, NULL),
+	    "leaf0 named on its uplink's older window");
+	rules_snapshot_free(&s);
+	step_only(late, SEC / 2);
+	steps(2);
+	ck_assert_uint_eq(total_fired(), 1);
+}
+END_TEST
+
 /* The NIC sends nothing (not monitored): the switch's own rx pause is
  * enough to name the NIC at the other end of the link. */
 START_TEST(test_storm_origin_unmonitored_nic)
@@ -1346,6 +1378,7 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_storm_origin_three_hops_upstream);
 	tcase_add_test(tc, test_storm_origin_with_skewed_arrivals);
 	tcase_add_test(tc, test_nic_storm_does_not_wait_for_the_nic_read);
+	tcase_add_test(tc, test_stale_pausing_port_is_waited_for);
 	tcase_add_test(tc, test_storm_origin_unmonitored_nic);
 	tcase_add_test(tc, test_storm_from_frames_at_link_speed);
 	tcase_add_test(tc, test_storm_fires_on_its_onset_sample);

@@ -147,8 +147,9 @@ static inline struct store_key key_of(const struct series *s)
 }
 
 /* Advances the clock by advance, samples the series of the devices in
- * devs (NULL-terminated; NULL: every device) and ticks. Each device is
- * sampled once per second of its own: a group sampled half a second
+ * devs (NULL-terminated; NULL: every device; "dev:port": that port
+ * only, as a switch's ports sent as separate notifications) and ticks. Each
+ * device is sampled once per second of its own: a group sampled half a second
  * after another is a target delivering on another phase. */
 static inline void step_only(const char *const *devs, int64_t advance)
 {
@@ -158,8 +159,13 @@ static inline void step_only(const char *const *devs, int64_t advance)
 		if (s->stopped)
 			continue;
 		bool in = !devs;
-		for (const char *const *d = devs; d && *d && !in; d++)
-			in = !strcmp(s->dev, *d);
+		for (const char *const *d = devs; d && *d && !in; d++) {
+			/* "dev" or "dev:port" */
+			const char *c = strchr(*d, ':');
+			size_t n = c ? (size_t)(c - *d) : strlen(*d);
+			in = strlen(s->dev) == n && !strncmp(s->dev, *d, n) &&
+			     (!c || !strcmp(s->port, c + 1));
+		}
 		if (!in)
 			continue;
 		struct store_key k = key_of(s);
