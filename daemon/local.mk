@@ -1,17 +1,9 @@
-# The daemon's core: an internal library that fabmond and every test link.
+# The program's wiring: an internal library that fabmond and every test
+# link (with lib/, core/ and the modules' sources).
 noinst_LIBRARIES += libfabmon.a
-libfabmon_a_SOURCES = \
-	daemon/mem.c daemon/mem.h daemon/clock.h \
-	daemon/log.c daemon/log.h \
-	daemon/counters.c daemon/counters.h \
-	daemon/store.c daemon/store.h \
-	daemon/ytree.c daemon/ytree.h \
-	daemon/cfg.c daemon/cfg.h \
-	daemon/cfg_rules.c daemon/cfg_rules.h \
-	daemon/links.c daemon/links.h \
-	daemon/health.c daemon/health.h \
+libfabmon_a_SOURCES += \
 	daemon/sdnotify.c daemon/sdnotify.h \
-	daemon/fabmond.c daemon/fabmond.h daemon/collector.h \
+	daemon/fabmond.c daemon/fabmond.h \
 	exporters/buf.c exporters/buf.h \
 	exporters/prom.c exporters/prom.h \
 	exporters/api.c exporters/api.h \

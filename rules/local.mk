@@ -3,7 +3,8 @@
 libfabmon_a_SOURCES += rules/rules.c rules/rules.h \
 	exporters/incidents.c exporters/incidents.h \
 	rules/report.c rules/report.h rules/alert.c rules/alert.h \
-	daemon/cfg_alert.c daemon/cfg_alert.h
+	rules/cfg_alert.c rules/cfg_alert.h \
+	rules/cfg_rules.c rules/cfg_rules.h
 # The Alertmanager pusher posts with libcurl.
 libfabmon_a_CFLAGS += $(CURL_CFLAGS)
 FABMON_LIBS += $(CURL_LIBS)
@@ -39,7 +40,7 @@ tests_check_rules_SOURCES = tests/check_rules.c tests/rules_fixture.h
 tests_check_rules_CFLAGS = $(TEST_CFLAGS)
 tests_check_rules_LDADD = $(TEST_LIBS)
 
-# The link table (daemon/links.c) and the topology: and rules: config.
+# The link table (core/links.c) and the topology: and rules: config.
 check_PROGRAMS += tests/check_links
 TESTS += tests/check_links
 tests_check_links_SOURCES = tests/check_links.c

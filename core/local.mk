@@ -1,0 +1,11 @@
+# core/: the store, the counter vocabulary, the link table, target health,
+# logging, the bounded YAML loader and the configuration skeleton.
+libfabmon_a_SOURCES += \
+	core/log.c core/log.h \
+	core/counters.c core/counters.h \
+	core/store.c core/store.h \
+	core/ytree.c core/ytree.h \
+	core/cfg.c core/cfg.h \
+	core/links.c core/links.h \
+	core/health.c core/health.h \
+	core/collector.h

@@ -1,0 +1,3 @@
+# lib/: small utilities with no fabmon dependency (memory, clocks).
+libfabmon_a_SOURCES += \
+	lib/mem.c lib/mem.h lib/clock.h
