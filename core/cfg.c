@@ -1,7 +1,7 @@
 /*
  * cfg: loads fabmon.yaml into a struct cfg (see cfg.h).
  *
- * Two passes. The first is ytree_load() (daemon/ytree.c): libyaml over a
+ * Two passes. The first is ytree_load() (core/ytree.c): libyaml over a
  * bounded buffer (CFG_MAX_FILE_BYTES, CFG_MAX_DEPTH) into a tree of nodes
  * with their line:column. The second walks the tree section by section
  * with ytree's getters and fills a freshly allocated struct cfg; the

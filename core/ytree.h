@@ -1,6 +1,6 @@
 /*
  * ytree: the YAML tree and its checked walk, shared by every file fabmon
- * loads (fabmon.yaml in daemon/cfg.c, mapping profiles in gnmi/profile.c,
+ * loads (fabmon.yaml in core/cfg.c, mapping profiles in gnmi/profile.c,
  * fabsim topologies in sim/topo.c).
  *
  * ytree_load() runs libyaml's event parser over a bounded buffer and

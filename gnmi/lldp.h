@@ -1,6 +1,6 @@
 /*
  * gnmi_lldp: the LLDP neighbours a gNMI target publishes, fed to the
- * link table (daemon/links.h) the way SNMP's LLDP-MIB poller feeds it.
+ * link table (core/links.h) the way SNMP's LLDP-MIB poller feeds it.
  *
  * It reads OpenConfig's lldp tree, whatever the encoding (the walk
  * flattens JSON containers into the same views):

@@ -20,7 +20,7 @@
  * Loading runs libyaml's event parser over a bounded buffer into a small
  * tree of nodes with their line:column (no anchors, aliases or second
  * documents, nesting at most PROFILE_MAX_DEPTH), then validates it key
- * by key the way daemon/cfg.c does: the first error stops the load and
+ * by key the way core/cfg.c does: the first error stops the load and
  * is written as "file:line:col: key.path: message". Each mapping's path
  * patterns are parsed with gnmi_path_parse() and every element name and
  * key value is compiled into literal text, '*' globs and captures
@@ -536,7 +536,7 @@ static int map_counter(struct ytree_ctx *x, const struct ytree_node *n,
 		return ytree_fail(x, n,
 				  "unknown counter %s (did you mean \"%s\"?)",
 				  ytree_quote(n, q, sizeof q), best);
-	return ytree_fail(x, n, "unknown counter %s (see daemon/counters.c)",
+	return ytree_fail(x, n, "unknown counter %s (see core/counters.c)",
 			  ytree_quote(n, q, sizeof q));
 }
 

@@ -6,7 +6,7 @@
  * A profile is a YAML file in etc/profiles/ (installed under
  * FABMON_PROFILEDIR): its default subscriptions, and its mappings from
  * path patterns with captures ({port}, {priority}, {queue}) to a
- * canonical counter (daemon/counters.h), with the unit conversion
+ * canonical counter (core/counters.h), with the unit conversion
  * (scale), the counter width and, for fields with a value vocabulary
  * (PFC_WD_STATUS "stormed"/"operational"), a value map. Adding a switch
  * vendor means adding a profile, not C code. doc/profiles.md describes

@@ -2,7 +2,7 @@
  * sim_topo: loads, generates and writes fabsim's fabric (see topo.h and
  * doc/fabsim-topology.md).
  *
- * Three stages. A file is parsed by ytree_load() (daemon/ytree.h) into a
+ * Three stages. A file is parsed by ytree_load() (core/ytree.h) into a
  * private tree (bounded in bytes and depth, no anchors or aliases, one
  * document), the tree is checked into a "spec" (the fabric as written:
  * defaults, tiers counted or listed, explicit links with their places in
@@ -13,7 +13,7 @@
  * what sim_topo_write_yaml() writes back.
  *
  * Errors stop at the first one and are one line, "file:line:col:
- * key.path: message", in the conventions of daemon/cfg.c. Everything
+ * key.path: message", in the conventions of core/cfg.c. Everything
  * a load allocates belongs to that load, so loads may run on any thread.
  * The topology's strings live in one arena freed with it.
  */
@@ -415,7 +415,7 @@ static void pattern_expand(const char *pat, unsigned num, char *buf, size_t len)
 }
 
 /*
- * Reading the tree (daemon/ytree.h) the way topology files always have.
+ * Reading the tree (core/ytree.h) the way topology files always have.
  */
 
 /* Range errors quote the value, and "-1" is out of range. */

@@ -119,7 +119,7 @@ static int parse_counter(struct ytree_ctx *x, const struct ytree_node *n,
 		return ytree_fail(x, n,
 				  "unknown counter %s (did you mean \"%s\"?)",
 				  ytree_quote(n, q, sizeof q), best);
-	return ytree_fail(x, n, "unknown counter %s (see daemon/counters.c)",
+	return ytree_fail(x, n, "unknown counter %s (see core/counters.c)",
 			  ytree_quote(n, q, sizeof q));
 }
 

@@ -1,6 +1,6 @@
 /*
  * snmp_profile: data files that map SNMP table columns to canonical
- * counters (daemon/counters.h), and the choice of a profile by a
+ * counters (core/counters.h), and the choice of a profile by a
  * switch's sysObjectID.
  *
  * A profile is a YAML file etc/profiles/snmp-<name>.yaml (installed
