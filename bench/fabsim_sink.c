@@ -46,6 +46,7 @@
 #include "profile.h"
 
 #include "gnmi.pb-c.h"
+#include "units.h"
 
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
@@ -64,7 +65,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_S INT64_C(1000000000)
 
 #define container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
@@ -511,7 +511,7 @@ int main(int argc, char **argv)
 			settle = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'i':
-			if (cfg_parse_duration(optarg, &every) < 0 || !every) {
+			if (units_parse_duration(optarg, &every) < 0 || !every) {
 				fprintf(stderr,
 					"fabsim_sink: -i %s: not a duration\n",
 					optarg);

@@ -23,7 +23,7 @@
 
 #define CFG_MAX_FILE_BYTES (16 * 1024 * 1024)
 #define CFG_MAX_DEPTH	   32
-#define CFG_DEFAULT_PORT   "9465"
+#define CFG_DEFAULT_PORT   FABMON_DEFAULT_PORT
 
 struct cfg_listen {
 	char *host; /* "127.0.0.1", "::1", "" for any */
@@ -264,16 +264,5 @@ bool cfg_gnmi_equal(const struct cfg_gnmi *a, const struct cfg_gnmi *b);
 
 /* The target named name, or NULL. */
 const struct cfg_target *cfg_find_target(const struct cfg *c, const char *name);
-
-/*
- * Durations: a sequence of <number><unit> with units ns, us (µs), ms, s,
- * m, h, d: "1s", "200ms", "1m30s", "1.5s". Returns 0 and the value in
- * nanoseconds, or -EINVAL (syntax) / -ERANGE (overflow).
- */
-int cfg_parse_duration(const char *s, uint64_t *ns);
-/* Sizes: <number>[B|KB|MB|GB|KiB|MiB|GiB]; 0 or -EINVAL / -ERANGE. */
-int cfg_parse_size(const char *s, uint64_t *bytes);
-/* Formats ns as the shortest exact duration ("1s", "200ms", "1m30s"). */
-void cfg_format_duration(uint64_t ns, char *buf, size_t len);
 
 #endif

@@ -10,8 +10,8 @@
 
 #include "ytree.h"
 
-#include "cfg.h"
 #include "mem.h"
+#include "units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -650,7 +650,7 @@ int ytree_duration(struct ytree_ctx *x, const struct ytree_node *n,
 	int rc = ytree_want_scalar(x, n, "a duration");
 	if (rc)
 		return rc;
-	rc = cfg_parse_duration(n->str, &v);
+	rc = units_parse_duration(n->str, &v);
 	if (rc == -EINVAL)
 		return ytree_fail(x, n, "%s is not a duration",
 				  ytree_quote(n, q, sizeof q));
@@ -658,8 +658,8 @@ int ytree_duration(struct ytree_ctx *x, const struct ytree_node *n,
 		return ytree_fail(x, n, "%s is too long a duration",
 				  ytree_quote(n, q, sizeof q));
 	if ((v < min && !(zero_ok && v == 0)) || v > max) {
-		cfg_format_duration(min, a, sizeof a);
-		cfg_format_duration(max, b, sizeof b);
+		units_format_duration(min, a, sizeof a);
+		units_format_duration(max, b, sizeof b);
 		if (max == UINT64_MAX)
 			return ytree_fail(x, n, "must be %sat least %s, not %s",
 					  zero_ok ? "0 or " : "", a,
@@ -680,7 +680,7 @@ int ytree_size(struct ytree_ctx *x, const struct ytree_node *n, uint64_t min,
 	int rc = ytree_want_scalar(x, n, "a size");
 	if (rc)
 		return rc;
-	rc = cfg_parse_size(n->str, &v);
+	rc = units_parse_size(n->str, &v);
 	if (rc == -EINVAL)
 		return ytree_fail(x, n, "%s is not a size",
 				  ytree_quote(n, q, sizeof q));

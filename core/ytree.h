@@ -197,10 +197,10 @@ int ytree_uint(struct ytree_ctx *x, const struct ytree_node *n, uint64_t min,
  */
 int ytree_node_double(struct ytree_ctx *x, const struct ytree_node *n,
 		      double *out);
-/* A duration (cfg_parse_duration) in [min, max]; zero_ok also lets 0 in. */
+/* A duration (units_parse_duration) in [min, max]; zero_ok also lets 0 in. */
 int ytree_duration(struct ytree_ctx *x, const struct ytree_node *n,
 		   uint64_t min, uint64_t max, bool zero_ok, uint64_t *out);
-/* A size in bytes (cfg_parse_size) in [min, max]. */
+/* A size in bytes (units_parse_size) in [min, max]. */
 int ytree_size(struct ytree_ctx *x, const struct ytree_node *n, uint64_t min,
 	       uint64_t max, uint64_t *out);
 /* One of names[] (case-sensitive); *out gets the matching values[]. */

@@ -8,7 +8,8 @@ libfabtop_a_SOURCES = fabtop/model.c fabtop/model.h \
 	fabtop/canvas.c fabtop/canvas.h \
 	fabtop/view.c fabtop/view.h \
 	fabtop/app.c fabtop/app.h \
-	lib/mem.c lib/mem.h
+	lib/mem.c lib/mem.h \
+	lib/units.c lib/units.h
 libfabtop_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS)
 FABTOP_LIBS = libfabtop.a $(JANSSON_LIBS) $(CURL_LIBS) -lm
 

@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include "app.h"
-#include "cfg.h"
 #include "fetch.h"
 #include "model.h"
 #include "ui.h"
@@ -26,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_URL "http://127.0.0.1:" CFG_DEFAULT_PORT
+#define DEFAULT_URL "http://127.0.0.1:" FABMON_DEFAULT_PORT
 
 static void usage(FILE *out)
 {

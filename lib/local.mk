@@ -1,3 +1,4 @@
 # lib/: small utilities with no fabmon dependency (memory, clocks).
 libfabmon_a_SOURCES += \
-	lib/mem.c lib/mem.h lib/clock.h
+	lib/mem.c lib/mem.h lib/clock.h \
+	lib/units.c lib/units.h

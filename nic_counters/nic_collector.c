@@ -18,6 +18,7 @@
 #include "mem.h"
 #include "nic_host.h"
 #include "store.h"
+#include "units.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -27,7 +28,6 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#define NS_PER_S INT64_C(1000000000)
 #define LOG_SUB	 "nic"
 
 struct nic_entry {
@@ -188,7 +188,7 @@ static int nic_start(const struct collector_env *env, const struct cfg *cfg,
 		add_entry(col, &hosts[i]);
 	if (n) {
 		char every[32];
-		cfg_format_duration(col->interval_ns, every, sizeof every);
+		units_format_duration(col->interval_ns, every, sizeof every);
 		log_info(LOG_SUB, "reading the NICs of %zu host%s every %s", n,
 			 n == 1 ? "" : "s", every);
 	}

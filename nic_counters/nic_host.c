@@ -20,6 +20,7 @@
 #include "nic_ident.h"
 #include "nic_map.h"
 #include "nic_sysfs.h"
+#include "units.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,7 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_S INT64_C(1000000000)
 #define LOG_SUB	 "nic"
 
 struct ctr {
@@ -435,7 +435,7 @@ static void scan(struct nic_host *h)
 	if (n < 0 || n == 0) {
 		if (!h->idle_logged) {
 			char every[32];
-			cfg_format_duration((uint64_t)h->rescan_ns, every,
+			units_format_duration((uint64_t)h->rescan_ns, every,
 					    sizeof every);
 			log_notice(LOG_SUB,
 				   "%s: no RDMA devices under "

@@ -29,6 +29,7 @@
 #include "topo.h"
 #include "snmp_agent.h"
 #include "nicfs.h"
+#include "units.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -45,8 +46,6 @@
 #define FABMON_PROFILEDIR "/usr/share/fabmon/profiles"
 #endif
 
-#define NS_PER_MS UINT64_C(1000000)
-#define NS_PER_S  UINT64_C(1000000000)
 /* The longest delay of the run loop the model catches up at once. */
 #define FABSIM_CATCHUP_NS (2 * NS_PER_S)
 
@@ -268,12 +267,12 @@ static int parse_dur(const char *opt, const char *s, uint64_t min, uint64_t max,
 		     uint64_t *out)
 {
 	uint64_t ns;
-	if (cfg_parse_duration(s, &ns))
+	if (units_parse_duration(s, &ns))
 		return bad_arg(opt, s, "expected a duration (100ms, 1s, 1m)");
 	if (ns < min || ns > max) {
 		char a[32], b[32], why[96];
-		cfg_format_duration(min, a, sizeof a);
-		cfg_format_duration(max, b, sizeof b);
+		units_format_duration(min, a, sizeof a);
+		units_format_duration(max, b, sizeof b);
 		snprintf(why, sizeof why, "must be between %s and %s", a, b);
 		return bad_arg(opt, s, why);
 	}
@@ -733,7 +732,7 @@ static void emit_config(const struct fabsim *f, FILE *out)
 	const struct opts *o = &f->o;
 	char addr[128], iv[32];
 	uint64_t every = o->publish_ns > NS_PER_S ? o->publish_ns : NS_PER_S;
-	cfg_format_duration(every, iv, sizeof iv);
+	units_format_duration(every, iv, sizeof iv);
 	fprintf(out,
 		"# fabmond configuration written by fabsim %s for the fabric "
 		"of\n# %s (%zu switches, %zu hosts)%s%s.\n",

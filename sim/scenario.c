@@ -16,8 +16,8 @@
 
 #include "scenario.h"
 
-#include "cfg.h"
 #include "mem.h"
+#include "units.h"
 #include "ytree.h"
 
 #include <errno.h>
@@ -628,8 +628,8 @@ static int parse_event(struct ytree_ctx *x, struct sim_scenario *s,
 	if (rc)
 		return rc;
 	if (e->at > s->duration) {
-		cfg_format_duration(e->at, d1, sizeof d1);
-		cfg_format_duration(s->duration, d2, sizeof d2);
+		units_format_duration(e->at, d1, sizeof d1);
+		units_format_duration(s->duration, d2, sizeof d2);
 		return ytree_fail_key(x, &f, K_AT,
 				      "%s is beyond the duration (%s)", d1, d2);
 	}
@@ -814,8 +814,8 @@ static int parse_span(struct ytree_ctx *x, const struct sim_scenario *s,
 	char d1[32], d2[32];
 	int rc = ytree_opt_duration(x, f, i, 0, UINT64_MAX, true, out);
 	if (!rc && f->val[i] && *out > s->duration) {
-		cfg_format_duration(*out, d1, sizeof d1);
-		cfg_format_duration(s->duration, d2, sizeof d2);
+		units_format_duration(*out, d1, sizeof d1);
+		units_format_duration(s->duration, d2, sizeof d2);
 		rc = ytree_fail_key(x, f, i, "%s is beyond the duration (%s)",
 				    d1, d2);
 	}
@@ -853,9 +853,9 @@ static int parse_victim(struct ytree_ctx *x, const struct sim_scenario *s,
 	 * one hop from a congestion that spreads further later), not
 	 * after it ends. */
 	if (!rc && v->from_ns >= in->to_ns) {
-		cfg_format_duration(v->from_ns, d1, sizeof d1);
-		cfg_format_duration(in->from_ns, d2, sizeof d2);
-		cfg_format_duration(in->to_ns, d3, sizeof d3);
+		units_format_duration(v->from_ns, d1, sizeof d1);
+		units_format_duration(in->from_ns, d2, sizeof d2);
+		units_format_duration(in->to_ns, d3, sizeof d3);
 		rc = ytree_fail_key(x, &f, 2,
 				    "%s is not before the end of the "
 				    "incident's span [%s, %s)",

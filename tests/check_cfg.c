@@ -11,6 +11,7 @@
 
 #include "cfg.h"
 #include "log.h"
+#include "units.h"
 
 #include <check.h>
 #include <errno.h>
@@ -997,7 +998,7 @@ static const struct {
 START_TEST(test_parse_duration)
 {
 	uint64_t ns = 12345;
-	int rc = cfg_parse_duration(durations[_i].s, &ns);
+	int rc = units_parse_duration(durations[_i].s, &ns);
 	ck_assert_msg(rc == durations[_i].rc, "\"%s\": rc %d", durations[_i].s,
 		      rc);
 	if (rc == 0)
@@ -1037,7 +1038,7 @@ START_TEST(test_parse_size)
 	};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		uint64_t b = 7;
-		int rc = cfg_parse_size(sizes[i].s, &b);
+		int rc = units_parse_size(sizes[i].s, &b);
 		ck_assert_msg(rc == sizes[i].rc, "\"%s\": rc %d", sizes[i].s,
 			      rc);
 		ck_assert_uint_eq(b, rc ? 7 : sizes[i].bytes);
@@ -1070,11 +1071,11 @@ START_TEST(test_format_duration)
 	};
 	char buf[64];
 	for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
-		cfg_format_duration(forms[i].ns, buf, sizeof buf);
+		units_format_duration(forms[i].ns, buf, sizeof buf);
 		ck_assert_str_eq(buf, forms[i].s);
 	}
 	/* A short buffer is cut, never overrun. */
-	cfg_format_duration(90061 * S, buf, 5);
+	units_format_duration(90061 * S, buf, 5);
 	ck_assert_uint_lt(strlen(buf), 5);
 }
 END_TEST
@@ -1089,8 +1090,8 @@ START_TEST(test_format_duration_round_trips)
 		x ^= x >> 7;
 		x ^= x << 17;
 		uint64_t v = x >> (i % 64);
-		cfg_format_duration(v, buf, sizeof buf);
-		ck_assert_int_eq(cfg_parse_duration(buf, &ns), 0);
+		units_format_duration(v, buf, sizeof buf);
+		ck_assert_int_eq(units_parse_duration(buf, &ns), 0);
 		ck_assert_msg(ns == v, "%s", buf);
 	}
 }
