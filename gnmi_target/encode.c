@@ -325,6 +325,91 @@ static unsigned json_field(int enc)
 	return enc == GNMI__ENCODING__JSON ? 10 : 11;
 }
 
+/* A value packed by protobuf-c, kept from the sizing pass for the
+ * writing pass (buf NULL for the values the encoder writes itself). */
+struct gt_tv {
+	uint8_t *buf;
+	size_t len;
+};
+
+/* The writing pass: the framing goes to the arena, and the pieces go
+ * straight into the buffer's slice list, each with its own reference. */
+struct gt_frame {
+	grpc_slice arena;
+	uint8_t *base, *p, *from;
+	grpc_slice_buffer *sb;
+};
+
+/* The sizing pass over the entries: the bytes of their update and
+ * delete fields in the Notification, of which *by_ref bytes are values
+ * sent by reference. Values packed by protobuf-c are kept in tv. */
+static size_t entries_size(const struct gt_entry *e, size_t n, size_t skip,
+			   int enc, struct gt_tv *tv, size_t *by_ref)
+{
+	size_t note = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t plen;
+		leaf_packed_path(e[i].leaf, skip, &plen);
+		if (e[i].del) {
+			note += ld_size(plen);
+			continue;
+		}
+		const struct gt_value *v = &e[i].leaf->pub;
+		size_t tvl;
+		if (value_by_ref(v)) {
+			tvl = ld_size(v->len);
+			*by_ref += v->len;
+		} else if (value_json_copy(v)) {
+			tvl = ld_size(v->len);
+		} else {
+			Gnmi__TypedValue t;
+			char *text;
+			gnmi__typed_value__init(&t);
+			typed_value_set(&t, v, enc, &text);
+			tv[i].len = gnmi__typed_value__get_packed_size(&t);
+			tv[i].buf = xmalloc(tv[i].len + 1);
+			gnmi__typed_value__pack(&t, tv[i].buf);
+			free(text);
+			tvl = tv[i].len;
+		}
+		note += ld_size(ld_size(plen) + ld_size(tvl));
+	}
+	return note;
+}
+
+/* Writes the update field of the entry e (not a delete). */
+static void put_update(struct gt_frame *f, const struct gt_entry *e,
+		       size_t skip, int enc, const struct gt_tv *tv)
+{
+	uint8_t *p = f->p;
+	const struct gt_value *v = &e->leaf->pub;
+	size_t plen;
+	const uint8_t *path = leaf_packed_path(e->leaf, skip, &plen);
+	bool ref = value_by_ref(v), copy = value_json_copy(v);
+	size_t tvl = ref || copy ? ld_size(v->len) : tv->len;
+	p = put_ld(p, 4, ld_size(plen) + ld_size(tvl));
+	p = put_ld(p, 1, plen);
+	memcpy(p, path, plen);
+	p += plen;
+	p = put_ld(p, 3, tvl);
+	if (copy) {
+		p = put_ld(p, json_field(enc), v->len);
+		memcpy(p, v->s, v->len);
+		p += v->len;
+	} else if (!ref) {
+		memcpy(p, tv->buf, tv->len);
+		p += tv->len;
+	} else {
+		p = put_ld(p, json_field(enc), v->len);
+		grpc_slice_buffer_add(
+		    f->sb, grpc_slice_sub(f->arena, (size_t)(f->from - f->base),
+					  (size_t)(p - f->base)));
+		grpc_slice_buffer_add(f->sb, grpc_slice_sub(v->sl, 0, v->len));
+		f->from = p;
+	}
+	f->p = p;
+}
+
 /* A SubscribeResponse whose update is the Notification of the n
  * entries e (as gt_note_fill() and gnmi_pack_message() would make it). */
 grpc_byte_buffer *gt_pack_stream_note(const struct gt_prefix *pfx,
@@ -343,53 +428,22 @@ grpc_byte_buffer *gt_pack_stream_note(const struct gt_prefix *pfx,
 		pre_len = pfx->pk_bare_len;
 	}
 	/* Sizes: the Notification, and the bytes of framing (all but the
-	 * values sent by reference). Values packed by protobuf-c are
-	 * kept for the second pass. */
-	struct gt_tv {
-		uint8_t *buf;
-		size_t len;
-	} *tv = xcalloc(n, sizeof *tv);
+	 * values sent by reference). */
+	struct gt_tv *tv = xcalloc(n, sizeof *tv);
 	size_t note = 0, by_ref = 0;
 	if (ts)
 		note += 1 + varint_len((uint64_t)ts);
 	if (pre)
 		note += ld_size(pre_len);
-	for (size_t i = 0; i < n; i++) {
-		size_t plen;
-		leaf_packed_path(e[i].leaf, skip, &plen);
-		if (e[i].del) {
-			note += ld_size(plen);
-			continue;
-		}
-		const struct gt_value *v = &e[i].leaf->pub;
-		size_t tvl;
-		if (value_by_ref(v)) {
-			tvl = ld_size(v->len);
-			by_ref += v->len;
-		} else if (value_json_copy(v)) {
-			tvl = ld_size(v->len);
-		} else {
-			Gnmi__TypedValue t;
-			char *text;
-			gnmi__typed_value__init(&t);
-			typed_value_set(&t, v, enc, &text);
-			tv[i].len = gnmi__typed_value__get_packed_size(&t);
-			tv[i].buf = xmalloc(tv[i].len + 1);
-			gnmi__typed_value__pack(&t, tv[i].buf);
-			free(text);
-			tvl = tv[i].len;
-		}
-		note += ld_size(ld_size(plen) + ld_size(tvl));
-	}
+	note += entries_size(e, n, skip, enc, tv, &by_ref);
 	size_t total = ld_size(note);
 	size_t frame = total - by_ref;
-	grpc_slice arena = grpc_slice_malloc_large(frame ? frame : 1);
-	uint8_t *base = GRPC_SLICE_START_PTR(arena), *p = base, *from = base;
-	/* The pieces go straight into the buffer's slice list, each with
-	 * its own reference. */
+	struct gt_frame f;
+	f.arena = grpc_slice_malloc_large(frame ? frame : 1);
+	f.base = f.p = f.from = GRPC_SLICE_START_PTR(f.arena);
 	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(NULL, 0);
-	grpc_slice_buffer *sb = &bb->data.raw.slice_buffer;
-	p = put_ld(p, 1, note);
+	f.sb = &bb->data.raw.slice_buffer;
+	uint8_t *p = put_ld(f.p, 1, note);
 	if (ts) {
 		*p++ = 1 << 3; /* timestamp, varint */
 		p = put_varint(p, (uint64_t)ts);
@@ -399,38 +453,12 @@ grpc_byte_buffer *gt_pack_stream_note(const struct gt_prefix *pfx,
 		memcpy(p, pre, pre_len);
 		p += pre_len;
 	}
+	f.p = p;
 	/* protobuf-c packs every update (4), then every delete (5). */
-	for (size_t i = 0; i < n; i++) {
-		if (e[i].del)
-			continue;
-		const struct gt_value *v = &e[i].leaf->pub;
-		size_t plen;
-		const uint8_t *path = leaf_packed_path(e[i].leaf, skip, &plen);
-		bool ref = value_by_ref(v), copy = value_json_copy(v);
-		size_t tvl = ref || copy ? ld_size(v->len) : tv[i].len;
-		p = put_ld(p, 4, ld_size(plen) + ld_size(tvl));
-		p = put_ld(p, 1, plen);
-		memcpy(p, path, plen);
-		p += plen;
-		p = put_ld(p, 3, tvl);
-		if (copy) {
-			p = put_ld(p, json_field(enc), v->len);
-			memcpy(p, v->s, v->len);
-			p += v->len;
-			continue;
-		}
-		if (!ref) {
-			memcpy(p, tv[i].buf, tv[i].len);
-			p += tv[i].len;
-			continue;
-		}
-		p = put_ld(p, json_field(enc), v->len);
-		grpc_slice_buffer_add(sb, grpc_slice_sub(arena,
-							 (size_t)(from - base),
-							 (size_t)(p - base)));
-		grpc_slice_buffer_add(sb, grpc_slice_sub(v->sl, 0, v->len));
-		from = p;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!e[i].del)
+			put_update(&f, &e[i], skip, enc, &tv[i]);
+	p = f.p;
 	for (size_t i = 0; i < n; i++) {
 		if (!e[i].del)
 			continue;
@@ -440,11 +468,11 @@ grpc_byte_buffer *gt_pack_stream_note(const struct gt_prefix *pfx,
 		memcpy(p, path, plen);
 		p += plen;
 	}
-	if (p > from)
-		grpc_slice_buffer_add(sb, grpc_slice_sub(arena,
-							 (size_t)(from - base),
-							 (size_t)(p - base)));
-	grpc_slice_unref(arena);
+	if (p > f.from)
+		grpc_slice_buffer_add(
+		    f.sb, grpc_slice_sub(f.arena, (size_t)(f.from - f.base),
+					 (size_t)(p - f.base)));
+	grpc_slice_unref(f.arena);
 	for (size_t i = 0; i < n; i++)
 		free(tv[i].buf);
 	free(tv);
