@@ -35,6 +35,7 @@
 #include "path.h"
 #include "profile.h"
 #include "store.h"
+#include "units.h"
 
 #include "gnmi.pb-c.h"
 
@@ -52,9 +53,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define NS_PER_MS INT64_C(1000000)
-#define NS_PER_S  INT64_C(1000000000)
 
 #define WAKE_MAX_NS	    (100 * NS_PER_MS) /* mailbox and stop latency */
 #define BACKOFF_MIN_NS	    (1 * NS_PER_S)

@@ -26,7 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define GT_MAX_WAIT_NS	GT_NS
+#define GT_MAX_WAIT_NS	NS_PER_S
 #define GT_BIND_RETRIES 50
 /* The loop wakes for its timers on this grid: a sample is late by up
  * to this much, never early, and a loop whose thousand targets fall
@@ -43,8 +43,8 @@ static const char *const gt_methods[GT_OTHER] = {
 static gpr_timespec mono_deadline(int64_t ns)
 {
 	gpr_timespec ts;
-	ts.tv_sec = ns / GT_NS;
-	ts.tv_nsec = (int32_t)(ns % GT_NS);
+	ts.tv_sec = ns / NS_PER_S;
+	ts.tv_nsec = (int32_t)(ns % NS_PER_S);
 	ts.clock_type = GPR_CLOCK_MONOTONIC;
 	return ts;
 }
@@ -379,7 +379,7 @@ struct gnmi_target *gnmi_target_new(struct gnmi_target_loop *loop,
 	t->min_ns = (int64_t)opt->min_sample_interval_ns;
 	t->default_ns = (int64_t)opt->default_sample_interval_ns;
 	if (!t->default_ns)
-		t->default_ns = GT_NS;
+		t->default_ns = NS_PER_S;
 	if (t->default_ns < t->min_ns)
 		t->default_ns = t->min_ns;
 	t->min_ping_ms = opt->min_ping_interval_ms;

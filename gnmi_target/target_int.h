@@ -12,6 +12,7 @@
 #include "target.h"
 
 #include "path.h"
+#include "units.h"
 
 #include "gnmi.pb-c.h"
 
@@ -22,8 +23,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#define GT_NS INT64_C(1000000000)
 
 enum gt_kind {
 	GT_CAPS,
@@ -268,7 +267,7 @@ struct gt_note {
 static inline int64_t mono_ns(void)
 {
 	gpr_timespec ts = gpr_now(GPR_CLOCK_MONOTONIC);
-	return ts.tv_sec * GT_NS + ts.tv_nsec;
+	return ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
 static inline int64_t min64(int64_t a, int64_t b)

@@ -34,7 +34,7 @@ static int64_t real_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * GT_NS + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
 /* Values */
