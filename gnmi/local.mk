@@ -7,7 +7,8 @@ libfabmon_a_SOURCES += \
 	gnmi/wire.c gnmi/wire.h \
 	gnmi/profile.c gnmi/profile.h \
 	gnmi/lldp.c gnmi/lldp.h \
-	gnmi/client.c gnmi/client.h
+	gnmi/client.c gnmi/client.h gnmi/client_int.h \
+	gnmi/client_target.c gnmi/client_thread.c
 
 check_PROGRAMS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
