@@ -330,41 +330,46 @@ static bool sub_on(const struct cfg_gnmi_sub *s, const char *own,
 	return strcmp(st, want) == 0;
 }
 
-/*
- * Builds a target (main thread): device name's main stream (helper
- * NULL), or its helper stream for the subscriptions whose prefix
- * target is helper. On a problem that retrying cannot fix (profile,
- * paths, TLS files) the target is still returned, in GS_FAILED, so
- * that its health (or, for a helper, the log) says why.
- */
-static struct gtarget *target_build(struct gnmi_col *col, const char *name,
-				    const struct cfg_gnmi *g,
-				    const char *helper)
+/* Loads the profile g names (or the default one); returns its name, or
+ * NULL with t->failed_reason set. */
+static const char *target_load_profile(struct gtarget *t,
+				       const struct cfg_gnmi *g)
 {
-	struct gtarget *t = xcalloc(1, sizeof *t);
 	char err[512];
-	t->col = col;
-	t->name = helper ? xasprintf("%s [%s]", name, helper) : xstrdup(name);
-	t->cfg = cfg_gnmi_dup(g);
-	t->health = helper ? NULL : health_target(col->health, name, "gnmi");
-	t->arena = gnmi_arena_new(64 * 1024 * 1024 + 4 * col->max_message);
-	for (int i = 0; i < OP__COUNT; i++)
-		t->tags[i] = (struct tag){ t, (enum op)i };
-	t->state = GS_IDLE;
-
-	uint64_t every =
-	    g->interval_ns ? g->interval_ns : col->global_interval_ns;
 	const char *pname = g->profile ? g->profile : default_profile(g);
 	if (strchr(pname, '/'))
 		t->profile = gnmi_profile_load(pname, err, sizeof err);
 	else
-		t->profile = gnmi_profile_load_named(col->profiles_dir, pname,
-						     err, sizeof err);
+		t->profile = gnmi_profile_load_named(t->col->profiles_dir,
+						     pname, err, sizeof err);
 	if (!t->profile) {
 		t->failed_reason = xasprintf("profile: %s", err);
-		goto failed;
+		return NULL;
 	}
+	return pname;
+}
 
+/* Sampled paths arrive every interval and heartbeats every heartbeat:
+ * silence past three of the one or two of the other is a dead stream.
+ * On-change paths alone may be quiet for good and set no watchdog. */
+static int64_t sub_watchdog(const struct gsub *s)
+{
+	int64_t w = 0;
+	if (s->mode == CFG_SUB_SAMPLE && s->sample_ns)
+		w = 3 * (int64_t)s->sample_ns;
+	if (s->heartbeat_ns && 2 * (int64_t)s->heartbeat_ns > w)
+		w = 2 * (int64_t)s->heartbeat_ns;
+	return w;
+}
+
+/* Takes the subscriptions of t's stream (prefix target helper, or
+ * NULL for the main one) and their watchdog: 0, or -1 with
+ * t->failed_reason set. */
+static int target_take_subs(struct gtarget *t, const struct cfg_gnmi *g,
+			    const char *helper, const char *pname,
+			    uint64_t every)
+{
+	char err[512];
 	const char *own;
 	size_t n_subs;
 	const struct cfg_gnmi_sub *subs =
@@ -375,7 +380,7 @@ static struct gtarget *target_build(struct gnmi_col *col, const char *name,
 		    "no subscriptions: none configured and profile %s "
 		    "has none",
 		    pname);
-		goto failed;
+		return -1;
 	}
 	t->subs = xcalloc(n_subs, sizeof *t->subs);
 	for (size_t i = 0; i < n_subs; i++) {
@@ -386,7 +391,7 @@ static struct gtarget *target_build(struct gnmi_col *col, const char *name,
 		    0) {
 			t->failed_reason =
 			    xasprintf("subscription %s: %s", subs[i].path, err);
-			goto failed;
+			return -1;
 		}
 		t->n_subs++;
 		if (subs[i].origin) {
@@ -401,15 +406,7 @@ static struct gtarget *target_build(struct gnmi_col *col, const char *name,
 			s->sample_ns = every;
 		s->heartbeat_ns = subs[i].heartbeat_interval_ns;
 		s->suppress_redundant = subs[i].suppress_redundant;
-		/* Sampled paths arrive every interval and heartbeats every
-		 * heartbeat: silence past three of the one or two of the
-		 * other is a dead stream. On-change paths alone may be
-		 * quiet for good and set no watchdog. */
-		int64_t w = 0;
-		if (s->mode == CFG_SUB_SAMPLE && s->sample_ns)
-			w = 3 * (int64_t)s->sample_ns;
-		if (s->heartbeat_ns && 2 * (int64_t)s->heartbeat_ns > w)
-			w = 2 * (int64_t)s->heartbeat_ns;
+		int64_t w = sub_watchdog(s);
 		if (w > t->watchdog_ns)
 			t->watchdog_ns = w;
 	}
@@ -417,37 +414,43 @@ static struct gtarget *target_build(struct gnmi_col *col, const char *name,
 		t->failed_reason =
 		    xasprintf("no subscriptions with prefix target \"%s\"",
 			      t->prefix_target);
-		goto failed;
+		return -1;
 	}
-	if (g->mode != CFG_GNMI_STREAM)
-		t->watchdog_ns = 0;
-	t->every_ns = (int64_t)(g->mode == CFG_GNMI_POLL && g->poll_interval_ns
-				    ? g->poll_interval_ns
-				    : every);
+	return 0;
+}
 
-	if (!g->insecure) {
-		if (g->ca && !(t->ca_pem = read_pem(g->ca, err, sizeof err))) {
-			t->failed_reason = xasprintf("ca: %s", err);
-			goto failed;
-		}
-		if (g->cert &&
-		    !(t->cert_pem = read_pem(g->cert, err, sizeof err))) {
-			t->failed_reason = xasprintf("cert: %s", err);
-			goto failed;
-		}
-		if (g->key &&
-		    !(t->key_pem = read_pem(g->key, err, sizeof err))) {
-			t->failed_reason = xasprintf("key: %s", err);
-			goto failed;
-		}
-		if (g->skip_verify && !helper)
-			log_warn("gnmi",
-				 "%s: skip_verify is set: the target's "
-				 "certificate is NOT checked; anyone on the "
-				 "path can impersonate it",
-				 name);
+/* Reads the TLS files g names: 0, or -1 with t->failed_reason set. */
+static int target_read_tls(struct gtarget *t, const struct cfg_gnmi *g,
+			   const char *name, const char *helper)
+{
+	char err[512];
+	if (g->ca && !(t->ca_pem = read_pem(g->ca, err, sizeof err))) {
+		t->failed_reason = xasprintf("ca: %s", err);
+		return -1;
 	}
+	if (g->cert && !(t->cert_pem = read_pem(g->cert, err, sizeof err))) {
+		t->failed_reason = xasprintf("cert: %s", err);
+		return -1;
+	}
+	if (g->key && !(t->key_pem = read_pem(g->key, err, sizeof err))) {
+		t->failed_reason = xasprintf("key: %s", err);
+		return -1;
+	}
+	if (g->skip_verify && !helper)
+		log_warn("gnmi",
+			 "%s: skip_verify is set: the target's "
+			 "certificate is NOT checked; anyone on the "
+			 "path can impersonate it",
+			 name);
+	return 0;
+}
 
+/* The mapper that writes t's samples to the store (and its LLDP
+ * neighbours to the link table). */
+static void target_make_mapper(struct gtarget *t, const char *name,
+			       uint64_t every)
+{
+	struct gnmi_col *col = t->col;
 	struct gnmi_mapper_opts mo = {
 		.store = col->store,
 		.owner = store_intern(col->store, name),
@@ -462,6 +465,42 @@ static struct gtarget *target_build(struct gnmi_col *col, const char *name,
 		mo.delete_hook = lldp_delete_cb;
 	}
 	t->mapper = gnmi_mapper_new(t->profile, &mo);
+}
+
+/*
+ * Builds a target (main thread): device name's main stream (helper
+ * NULL), or its helper stream for the subscriptions whose prefix
+ * target is helper. On a problem that retrying cannot fix (profile,
+ * paths, TLS files) the target is still returned, in GS_FAILED, so
+ * that its health (or, for a helper, the log) says why.
+ */
+static struct gtarget *target_build(struct gnmi_col *col, const char *name,
+				    const struct cfg_gnmi *g,
+				    const char *helper)
+{
+	struct gtarget *t = xcalloc(1, sizeof *t);
+	t->col = col;
+	t->name = helper ? xasprintf("%s [%s]", name, helper) : xstrdup(name);
+	t->cfg = cfg_gnmi_dup(g);
+	t->health = helper ? NULL : health_target(col->health, name, "gnmi");
+	t->arena = gnmi_arena_new(64 * 1024 * 1024 + 4 * col->max_message);
+	for (int i = 0; i < OP__COUNT; i++)
+		t->tags[i] = (struct tag){ t, (enum op)i };
+	t->state = GS_IDLE;
+
+	uint64_t every =
+	    g->interval_ns ? g->interval_ns : col->global_interval_ns;
+	const char *pname = target_load_profile(t, g);
+	if (!pname || target_take_subs(t, g, helper, pname, every) < 0)
+		goto failed;
+	if (g->mode != CFG_GNMI_STREAM)
+		t->watchdog_ns = 0;
+	t->every_ns = (int64_t)(g->mode == CFG_GNMI_POLL && g->poll_interval_ns
+				    ? g->poll_interval_ns
+				    : every);
+	if (!g->insecure && target_read_tls(t, g, name, helper) < 0)
+		goto failed;
+	target_make_mapper(t, name, every);
 	client_set_down(t, "connecting");
 	return t;
 
