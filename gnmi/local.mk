@@ -2,7 +2,8 @@
 # library is in gnmi_target/local.mk.
 libfabmon_a_SOURCES += \
 	gnmi/path.c gnmi/path.h gnmi/pack.h \
-	gnmi/value.c gnmi/value.h \
+	gnmi/value.c gnmi/value.h gnmi/value_int.h \
+	gnmi/value_num.c gnmi/value_text.c \
 	gnmi/decode.c gnmi/decode.h \
 	gnmi/wire.c gnmi/wire.h \
 	gnmi/profile.c gnmi/profile.h \
