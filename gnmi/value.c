@@ -569,6 +569,90 @@ struct frame {
 };
 
 /*
+ * The frame of a container (an array with array) opening at view
+ * position cur, depth deep, in a value whose path is the view's first
+ * n0 elements: where its members or entries go, and for an array the
+ * element name of its entries (see json_walk()).
+ */
+static struct frame frame_open(const struct gnmi_walk *w,
+			       const struct frame *fr, size_t depth, size_t n0,
+			       size_t cur, bool array)
+{
+	struct frame f = { .array = array };
+
+	if (!f.array) {
+		f.slot = cur;
+	} else if (depth == 0) {
+		/* the path names the list */
+		f.slot = n0 > 0 ? n0 - 1 : 0;
+		f.name = n0 > 0 ? w->v.elem[f.slot].name : "";
+		f.name_len = n0 > 0 ? w->v.elem[f.slot].name_len : 0;
+	} else if (fr[depth - 1].array) {
+		/* in an array: one level more */
+		f.slot = cur;
+		f.name = fr[depth - 1].name;
+		f.name_len = fr[depth - 1].name_len;
+	} else {
+		/* a member's value: its element */
+		f.slot = cur - 1;
+		f.name = w->v.elem[f.slot].name;
+		f.name_len = w->v.elem[f.slot].name_len;
+	}
+	return f;
+}
+
+/* Sets the view element of the next entry (at p) of the array f: its
+ * own key member, or its index, or no key for a scalar entry. */
+static void entry_elem(struct gnmi_walk *w, struct frame *f, const char *p,
+		       const char *end)
+{
+	struct gnmi_view_elem *e = &w->v.elem[f->slot];
+	struct gnmi_view_key *k = &w->jkey[f->slot];
+
+	e->name = f->name;
+	e->name_len = f->name_len;
+	e->keys = k;
+	e->n_keys = 1;
+	if (*p == '{' && find_entry_key(p, end, k)) {
+		/* keyed by its own member */
+	} else if (*p == '{' || *p == '[') {
+		k->name = "index";
+		k->name_len = 5;
+		k->value = w->jidx[f->slot];
+		k->value_len = format_u32(w->jidx[f->slot], f->index);
+	} else {
+		e->keys = NULL;
+		e->n_keys = 0;
+	}
+	f->index++;
+}
+
+/* Sets the view element of the object member whose name is at p:
+ * returns where its value starts, or NULL if the text is not as
+ * json_check() passed it. */
+static const char *member_elem(struct gnmi_walk *w, const struct frame *f,
+			       const char *p, const char *end)
+{
+	struct gnmi_view_elem *e = &w->v.elem[f->slot];
+	const char *q;
+
+	if (*p != '"')
+		return NULL;
+	q = scan_string(p, end);
+	if (q == NULL)
+		return NULL;
+	e->name = p + 1;
+	e->name_len = (size_t)(q - p - 2);
+	strip_module(&e->name, &e->name_len);
+	e->keys = NULL;
+	e->n_keys = 0;
+	p = skip_ws(q, end);
+	if (p >= end || *p != ':')
+		return NULL;
+	return skip_ws(p + 1, end);
+}
+
+/*
  * Reports the leaves of a checked JSON value whose path is the view's
  * first w->v.n elements. An object member adds one element; the entries
  * of an array that is a member's value are that member's element with
@@ -589,31 +673,10 @@ static void json_walk(struct gnmi_walk *w, const char *p, const char *end)
 			if (p >= end)
 				goto inconsistent;
 			if (*p == '{' || *p == '[') {
-				struct frame f = { .array = *p == '[' };
-
 				if (depth == GNMI_VIEW_MAX)
 					goto inconsistent;
-				if (!f.array) {
-					f.slot = cur;
-				} else if (depth == 0) {
-					/* the path names the list */
-					f.slot = n0 > 0 ? n0 - 1 : 0;
-					f.name = n0 > 0 ? w->v.elem[f.slot].name
-							: "";
-					f.name_len =
-					    n0 > 0 ? w->v.elem[f.slot].name_len
-						   : 0;
-				} else if (fr[depth - 1].array) {
-					/* in an array: one level more */
-					f.slot = cur;
-					f.name = fr[depth - 1].name;
-					f.name_len = fr[depth - 1].name_len;
-				} else {
-					/* a member's value: its element */
-					f.slot = cur - 1;
-					f.name = w->v.elem[f.slot].name;
-					f.name_len = w->v.elem[f.slot].name_len;
-				}
+				struct frame f = frame_open(w, fr, depth, n0,
+							    cur, *p == '[');
 				if (f.slot >= GNMI_VIEW_MAX)
 					goto inconsistent;
 				fr[depth++] = f;
@@ -636,48 +699,13 @@ static void json_walk(struct gnmi_walk *w, const char *p, const char *end)
 			break;
 		case JS_MEMBER: {
 			struct frame *f = &fr[depth - 1];
-			struct gnmi_view_elem *e = &w->v.elem[f->slot];
 
 			if (p >= end)
 				goto inconsistent;
-			if (f->array) {
-				struct gnmi_view_key *k = &w->jkey[f->slot];
-
-				e->name = f->name;
-				e->name_len = f->name_len;
-				e->keys = k;
-				e->n_keys = 1;
-				if (*p == '{' && find_entry_key(p, end, k)) {
-					/* keyed by its own member */
-				} else if (*p == '{' || *p == '[') {
-					k->name = "index";
-					k->name_len = 5;
-					k->value = w->jidx[f->slot];
-					k->value_len = format_u32(
-					    w->jidx[f->slot], f->index);
-				} else {
-					e->keys = NULL;
-					e->n_keys = 0;
-				}
-				f->index++;
-			} else {
-				const char *q;
-
-				if (*p != '"')
-					goto inconsistent;
-				q = scan_string(p, end);
-				if (q == NULL)
-					goto inconsistent;
-				e->name = p + 1;
-				e->name_len = (size_t)(q - p - 2);
-				strip_module(&e->name, &e->name_len);
-				e->keys = NULL;
-				e->n_keys = 0;
-				p = skip_ws(q, end);
-				if (p >= end || *p != ':')
-					goto inconsistent;
-				p = skip_ws(p + 1, end);
-			}
+			if (f->array)
+				entry_elem(w, f, p, end);
+			else if ((p = member_elem(w, f, p, end)) == NULL)
+				goto inconsistent;
 			cur = f->slot + 1;
 			st = JS_VALUE;
 			break;
