@@ -296,6 +296,7 @@ static inline bool call_streaming(const struct gt_call *c)
 
 /* Fills x from a request prefix (NULL: none): 0 or -EINVAL. */
 int gt_prefix_init(struct gt_prefix *x, const Gnmi__Path *pb);
+/* Frees what gt_prefix_init() made; x is left all zero. */
 void gt_prefix_clear(struct gt_prefix *x);
 /*
  * Converts a request path (NULL: the empty path, the whole tree) and
@@ -306,6 +307,7 @@ int gt_request_path(const struct gt_prefix *pfx, const Gnmi__Path *pb,
 /* True if the leaf path l is at or below the request path q. */
 bool gt_path_match(const struct gnmi_path_elem *q, size_t nq,
 		   const struct gnmi_path_elem *l, size_t nl);
+/* Frees l and its values (only when its target is freed). */
 void gt_leaf_free(struct gnmi_target_leaf *l);
 
 /* encode.c */
