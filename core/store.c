@@ -93,6 +93,7 @@
 #include "store.h"
 
 #include "mem.h"
+#include "units.h"
 
 #include <errno.h>
 #include <float.h>
@@ -253,7 +254,7 @@ static int64_t store_clock_ns(clockid_t id)
 {
 	struct timespec t;
 	clock_gettime(id, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	return (int64_t)t.tv_sec * NS_PER_S + t.tv_nsec;
 }
 
 static int64_t store_default_mono(void *ctx)

@@ -28,7 +28,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#define LOG_SUB	 "nic"
+#define LOG_SUB "nic"
 
 struct nic_entry {
 	char *device, *root, *ethtool_dir; /* ethtool_dir may be NULL */
@@ -97,7 +97,7 @@ static void add_entry(struct nic_col *col, const struct cfg_nic_host *c)
 		.device = e->device,
 		.sysfs_root = e->root,
 		.ethtool_dir = e->ethtool_dir,
-		.interval_ms = (uint32_t)(col->interval_ns / 1000000),
+		.interval_ms = (uint32_t)(col->interval_ns / NS_PER_MS),
 	};
 	e->host = nic_host_new(&o);
 }

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LOG_SUB	 "nic"
+#define LOG_SUB "nic"
 
 struct ctr {
 	int fd;
@@ -110,7 +110,7 @@ struct nic_host *nic_host_new(const struct nic_host_opts *o)
 	h->no_ethtool = o->no_ethtool;
 	h->rescan_ns = o->rescan_ns;
 	if (!h->rescan_ns) {
-		h->rescan_ns = 10 * (int64_t)h->interval_ms * 1000000;
+		h->rescan_ns = 10 * (int64_t)h->interval_ms * NS_PER_MS;
 		if (h->rescan_ns < NS_PER_S)
 			h->rescan_ns = NS_PER_S;
 		if (h->rescan_ns > 10 * NS_PER_S)
@@ -436,7 +436,7 @@ static void scan(struct nic_host *h)
 		if (!h->idle_logged) {
 			char every[32];
 			units_format_duration((uint64_t)h->rescan_ns, every,
-					    sizeof every);
+					      sizeof every);
 			log_notice(LOG_SUB,
 				   "%s: no RDMA devices under "
 				   "%s/class/infiniband%s%s: nothing to "

@@ -27,6 +27,7 @@
 #include "snmp_profile.h"
 #include "snmp_varbind.h"
 #include "store.h"
+#include "units.h"
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -50,9 +51,6 @@
  * and errindex; struct cfg_snmp has a max_repetitions field of its own. */
 #undef max_repetitions
 #undef non_repeaters
-
-#define NS_PER_MS INT64_C(1000000)
-#define NS_PER_S  INT64_C(1000000000)
 
 #define MAX_INFLIGHT	    128		     /* targets polling at once */
 #define TICK_NS		    (50 * NS_PER_MS) /* snmp_sess_timeout() cadence */
