@@ -24,6 +24,7 @@
 #include "links.h"
 #include "log.h"
 #include "mem.h"
+#include "snmp_keys.h"
 #include "snmp_profile.h"
 #include "snmp_varbind.h"
 #include "store.h"
@@ -215,7 +216,8 @@ struct mail {
 struct poller {
 	struct store *store;
 	struct health *health;
-	struct links *links; /* NULL: LLDP is only kept here */
+	struct links *links;	/* NULL: LLDP is only kept here */
+	struct snmp_keys *keys; /* the loop thread's SNMPv3 Ku cache */
 	char *profiles_dir;
 	struct snmp_profile_set profiles;
 	int64_t global_interval_ns;
@@ -244,17 +246,6 @@ struct poller {
 	    lldp_count;
 	_Atomic int64_t cpu_ns;
 };
-
-/* Ku per (auth protocol, password): generate_Ku hashes 1 MiB (4 ms). */
-struct ku {
-	enum cfg_snmp_auth auth;
-	char *pass;
-	uint8_t ku[USM_AUTH_KU_LEN > USM_PRIV_KU_LEN ? USM_AUTH_KU_LEN
-						     : USM_PRIV_KU_LEN];
-	size_t len;
-};
-static struct ku *ku_cache;
-static size_t n_ku_cache;
 
 static int64_t jitter(struct poller *p, int64_t max)
 {
@@ -563,44 +554,6 @@ static void target_free(struct starget *t)
 	free(t);
 }
 
-static const struct ku *ku_get(enum cfg_snmp_auth auth, const char *pass,
-			       char *err, size_t errlen)
-{
-	for (size_t i = 0; i < n_ku_cache; i++)
-		if (ku_cache[i].auth == auth &&
-		    strcmp(ku_cache[i].pass, pass) == 0)
-			return &ku_cache[i];
-	const oid *proto;
-	size_t plen;
-	switch (auth) {
-	case CFG_SNMP_AUTH_SHA256:
-		proto = usmHMAC192SHA256AuthProtocol;
-		plen = OLEN(usmHMAC192SHA256AuthProtocol);
-		break;
-	case CFG_SNMP_AUTH_SHA512:
-		proto = usmHMAC384SHA512AuthProtocol;
-		plen = OLEN(usmHMAC384SHA512AuthProtocol);
-		break;
-	default:
-		proto = usmHMACSHA1AuthProtocol;
-		plen = OLEN(usmHMACSHA1AuthProtocol);
-		break;
-	}
-	struct ku k = { .auth = auth };
-	k.len = sizeof k.ku;
-	if (generate_Ku(proto, (u_int)plen, (const u_char *)pass, strlen(pass),
-			k.ku, &k.len) != SNMPERR_SUCCESS) {
-		snprintf(err, errlen,
-			 "cannot derive a key from the password (at least 8 "
-			 "characters)");
-		return NULL;
-	}
-	k.pass = xstrdup(pass);
-	ku_cache = xreallocarray(ku_cache, n_ku_cache + 1, sizeof *ku_cache);
-	ku_cache[n_ku_cache] = k;
-	return &ku_cache[n_ku_cache++];
-}
-
 static int sess_cb(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 		   void *magic);
 
@@ -609,6 +562,8 @@ static int open_session(struct starget *t, bool discovery)
 {
 	netsnmp_session s;
 	const struct cfg_snmp *c = t->cfg;
+	uint8_t ku[SNMP_KEYS_KU_MAX];
+	size_t kl;
 	snmp_sess_init(&s);
 	s.peername = c->address;
 	s.timeout = (long)(c->timeout_ns ? c->timeout_ns / 1000 : 1000000);
@@ -632,10 +587,9 @@ static int open_session(struct starget *t, bool discovery)
 			s.securityEngineIDLen = t->engine_len;
 			s.securityLevel = SNMP_SEC_LEVEL_NOAUTH;
 			if (c->auth != CFG_SNMP_AUTH_NONE) {
-				const struct ku *k =
-				    ku_get(c->auth, c->auth_key, t->err,
-					   sizeof t->err);
-				if (!k)
+				if (snmp_keys_get(t->p->keys, c->auth,
+						  c->auth_key, ku, &kl, t->err,
+						  sizeof t->err) < 0)
 					return -EINVAL;
 				switch (c->auth) {
 				case CFG_SNMP_AUTH_SHA256:
@@ -657,17 +611,21 @@ static int open_session(struct starget *t, bool discovery)
 					    OLEN(usmHMACSHA1AuthProtocol);
 					break;
 				}
-				memcpy(s.securityAuthKey, k->ku, k->len);
-				s.securityAuthKeyLen = k->len;
+				memcpy(s.securityAuthKey, ku, kl);
+				s.securityAuthKeyLen = kl;
 				s.securityLevel = SNMP_SEC_LEVEL_AUTHNOPRIV;
 			}
 			if (c->priv != CFG_SNMP_PRIV_NONE) {
 				/* The privacy Ku uses the auth hash too. */
-				const struct ku *k =
-				    ku_get(c->auth, c->priv_key, t->err,
-					   sizeof t->err);
-				if (!k)
+				if (snmp_keys_get(t->p->keys, c->auth,
+						  c->priv_key, ku, &kl, t->err,
+						  sizeof t->err) < 0) {
+					explicit_bzero(ku, sizeof ku);
+					explicit_bzero(
+					    s.securityAuthKey,
+					    sizeof s.securityAuthKey);
 					return -EINVAL;
+				}
 				if (c->priv == CFG_SNMP_PRIV_AES256) {
 					s.securityPrivProto =
 					    usmAES256PrivProtocol;
@@ -679,16 +637,16 @@ static int open_session(struct starget *t, bool discovery)
 					s.securityPrivProtoLen =
 					    OLEN(usmAESPrivProtocol);
 				}
-				size_t kl = k->len < sizeof s.securityPrivKey
-						? k->len
-						: sizeof s.securityPrivKey;
-				memcpy(s.securityPrivKey, k->ku, kl);
+				if (kl > sizeof s.securityPrivKey)
+					kl = sizeof s.securityPrivKey;
+				memcpy(s.securityPrivKey, ku, kl);
 				s.securityPrivKeyLen = kl;
 				s.securityLevel = SNMP_SEC_LEVEL_AUTHPRIV;
 			}
 		}
 	}
 	t->sess = snmp_sess_open(&s);
+	explicit_bzero(ku, sizeof ku);
 	explicit_bzero(s.securityAuthKey, sizeof s.securityAuthKey);
 	explicit_bzero(s.securityPrivKey, sizeof s.securityPrivKey);
 	if (!t->sess) {
@@ -1944,6 +1902,7 @@ static int snmp_start(const struct collector_env *env, const struct cfg *cfg,
 	p->store = env->store;
 	p->health = env->health;
 	p->links = env->links;
+	p->keys = snmp_keys_new(SNMP_KEYS_DEFAULT_CAP);
 	p->rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)mono_ns();
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
 	p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -1954,6 +1913,7 @@ static int snmp_start(const struct collector_env *env, const struct cfg *cfg,
 			close(p->ep);
 		if (p->evfd >= 0)
 			close(p->evfd);
+		snmp_keys_free(p->keys);
 		free(p);
 		return -e;
 	}
@@ -1999,6 +1959,7 @@ static void snmp_stop(void *state)
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lldp_lock);
 	snmp_lldp_free(p->lldp, p->nlldp);
+	snmp_keys_free(p->keys);
 	free(p->profiles_dir);
 	free(p);
 }
