@@ -8,4 +8,5 @@ libfabmon_a_SOURCES += \
 	core/cfg.c core/cfg.h \
 	core/links.c core/links.h \
 	core/health.c core/health.h \
+	core/ident.c core/ident.h \
 	core/collector.h

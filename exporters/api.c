@@ -21,7 +21,7 @@
 #include "health.h"
 #include "incidents.h"
 #include "mem.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "report.h"
 #include "rules.h"
 #include "store.h"

@@ -23,7 +23,7 @@
 #include "counters.h"
 #include "health.h"
 #include "mem.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "store.h"
 
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include "log.h"
 #include "mem.h"
 #include "nic_ethtool.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "nic_map.h"
 #include "nic_sysfs.h"
 #include "units.h"

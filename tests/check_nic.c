@@ -20,7 +20,7 @@
 #include "nic_collector.h"
 #include "nic_ethtool.h"
 #include "nic_host.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "nic_map.h"
 #include "nic_sysfs.h"
 #include "nicfs.h"

@@ -9,7 +9,7 @@
 #include "buf.h"
 #include "counters.h"
 #include "health.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "prom.h"
 #include "store.h"
 

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "nic_ident.h"
+#include "ident.h"
 
 #include "mem.h"
 
