@@ -316,6 +316,11 @@ static void snmp_init_once(void)
 	}
 }
 
+static void snmp_lib_init(void)
+{
+	pthread_once(&snmp_once, snmp_init_once);
+}
+
 /*
  * Targets.
  */
@@ -384,7 +389,7 @@ static bool snmp_cfg_equal(const struct cfg_snmp *a, const struct cfg_snmp *b)
 	       str_eq(a->profile, b->profile);
 }
 
-static void free_ifs(struct ifent *v, size_t n)
+static void snmp_ifs_free(struct ifent *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].name);
@@ -395,7 +400,7 @@ static void free_ifs(struct ifent *v, size_t n)
 	free(v);
 }
 
-static void free_lldp_tmp(struct starget *t)
+static void snmp_index_tmp_free(struct starget *t)
 {
 	for (size_t i = 0; i < t->nloc; i++) {
 		free(t->loc[i].id);
@@ -412,7 +417,7 @@ static void free_lldp_tmp(struct starget *t)
 	free(t->rem);
 	t->rem = NULL;
 	t->nrem = 0;
-	free_ifs(t->nifs_tmp, t->n_tmp);
+	snmp_ifs_free(t->nifs_tmp, t->n_tmp);
 	t->nifs_tmp = NULL;
 	t->n_tmp = 0;
 }
@@ -456,7 +461,7 @@ static void free_strv(char **v, size_t n)
  * that no longer have one. Neighbours without a system name or port ID
  * (hosts that send neither) cannot be placed and are left out.
  */
-static void report_lldp(struct starget *t)
+static void snmp_lldp_report(struct starget *t)
 {
 	struct links *l = t->p->links;
 	if (!l)
@@ -518,7 +523,7 @@ static void lldp_replace(struct poller *p, const char *device,
 	free(nb);
 }
 
-static void close_session(struct starget *t)
+static void snmp_target_close(struct starget *t)
 {
 	if (!t->sess)
 		return;
@@ -529,15 +534,10 @@ static void close_session(struct starget *t)
 	t->reqid = 0;
 }
 
-static void target_free(struct starget *t)
+/* Forgets the target's neighbours: the poller's copy, the ports it
+ * reported to the link table and its own list. */
+static void snmp_lldp_target_free(struct starget *t)
 {
-	if (!t)
-		return;
-	close_session(t);
-	if (t->phase != PH_IDLE)
-		t->p->inflight--;
-	free_lldp_tmp(t);
-	free_ifs(t->ifs, t->nifs);
 	lldp_replace(t->p, t->name, NULL, 0);
 	if (t->p->links)
 		for (size_t i = 0; i < t->n_rep; i++)
@@ -545,6 +545,18 @@ static void target_free(struct starget *t)
 					  t->rep_ports[i]);
 	free_strv(t->rep_ports, t->n_rep);
 	snmp_lldp_free(t->nb, t->nnb);
+}
+
+static void target_free(struct starget *t)
+{
+	if (!t)
+		return;
+	snmp_target_close(t);
+	if (t->phase != PH_IDLE)
+		t->p->inflight--;
+	snmp_index_tmp_free(t);
+	snmp_ifs_free(t->ifs, t->nifs);
+	snmp_lldp_target_free(t);
 	free(t->w);
 	free(t->active);
 	free(t->announced);
@@ -557,13 +569,71 @@ static void target_free(struct starget *t)
 static int sess_cb(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 		   void *magic);
 
+/*
+ * Sets the USM authentication and privacy protocols and keys of a v3
+ * session from the target's config (the level stays noAuthNoPriv
+ * without them). ku is the caller's scratch for the key, which it
+ * wipes. 0, or -EINVAL with t->err set and the keys in s wiped.
+ */
+static int set_usm_keys(struct starget *t, netsnmp_session *s, uint8_t *ku)
+{
+	const struct cfg_snmp *c = t->cfg;
+	size_t kl;
+	if (c->auth != CFG_SNMP_AUTH_NONE) {
+		if (snmp_keys_get(t->p->keys, c->auth, c->auth_key, ku, &kl,
+				  t->err, sizeof t->err) < 0)
+			return -EINVAL;
+		switch (c->auth) {
+		case CFG_SNMP_AUTH_SHA256:
+			s->securityAuthProto = usmHMAC192SHA256AuthProtocol;
+			s->securityAuthProtoLen =
+			    OLEN(usmHMAC192SHA256AuthProtocol);
+			break;
+		case CFG_SNMP_AUTH_SHA512:
+			s->securityAuthProto = usmHMAC384SHA512AuthProtocol;
+			s->securityAuthProtoLen =
+			    OLEN(usmHMAC384SHA512AuthProtocol);
+			break;
+		default:
+			s->securityAuthProto = usmHMACSHA1AuthProtocol;
+			s->securityAuthProtoLen = OLEN(usmHMACSHA1AuthProtocol);
+			break;
+		}
+		memcpy(s->securityAuthKey, ku, kl);
+		s->securityAuthKeyLen = kl;
+		s->securityLevel = SNMP_SEC_LEVEL_AUTHNOPRIV;
+	}
+	if (c->priv != CFG_SNMP_PRIV_NONE) {
+		/* The privacy Ku uses the auth hash too. */
+		if (snmp_keys_get(t->p->keys, c->auth, c->priv_key, ku, &kl,
+				  t->err, sizeof t->err) < 0) {
+			explicit_bzero(ku, SNMP_KEYS_KU_MAX);
+			explicit_bzero(s->securityAuthKey,
+				       sizeof s->securityAuthKey);
+			return -EINVAL;
+		}
+		if (c->priv == CFG_SNMP_PRIV_AES256) {
+			s->securityPrivProto = usmAES256PrivProtocol;
+			s->securityPrivProtoLen = OLEN(usmAES256PrivProtocol);
+		} else {
+			s->securityPrivProto = usmAESPrivProtocol;
+			s->securityPrivProtoLen = OLEN(usmAESPrivProtocol);
+		}
+		if (kl > sizeof s->securityPrivKey)
+			kl = sizeof s->securityPrivKey;
+		memcpy(s->securityPrivKey, ku, kl);
+		s->securityPrivKeyLen = kl;
+		s->securityLevel = SNMP_SEC_LEVEL_AUTHPRIV;
+	}
+	return 0;
+}
+
 /* Opens the target's session (or its v3 discovery session). */
-static int open_session(struct starget *t, bool discovery)
+static int snmp_target_open(struct starget *t, bool discovery)
 {
 	netsnmp_session s;
 	const struct cfg_snmp *c = t->cfg;
 	uint8_t ku[SNMP_KEYS_KU_MAX];
-	size_t kl;
 	snmp_sess_init(&s);
 	s.peername = c->address;
 	s.timeout = (long)(c->timeout_ns ? c->timeout_ns / 1000 : 1000000);
@@ -586,63 +656,8 @@ static int open_session(struct starget *t, bool discovery)
 			s.securityEngineID = t->engine;
 			s.securityEngineIDLen = t->engine_len;
 			s.securityLevel = SNMP_SEC_LEVEL_NOAUTH;
-			if (c->auth != CFG_SNMP_AUTH_NONE) {
-				if (snmp_keys_get(t->p->keys, c->auth,
-						  c->auth_key, ku, &kl, t->err,
-						  sizeof t->err) < 0)
-					return -EINVAL;
-				switch (c->auth) {
-				case CFG_SNMP_AUTH_SHA256:
-					s.securityAuthProto =
-					    usmHMAC192SHA256AuthProtocol;
-					s.securityAuthProtoLen =
-					    OLEN(usmHMAC192SHA256AuthProtocol);
-					break;
-				case CFG_SNMP_AUTH_SHA512:
-					s.securityAuthProto =
-					    usmHMAC384SHA512AuthProtocol;
-					s.securityAuthProtoLen =
-					    OLEN(usmHMAC384SHA512AuthProtocol);
-					break;
-				default:
-					s.securityAuthProto =
-					    usmHMACSHA1AuthProtocol;
-					s.securityAuthProtoLen =
-					    OLEN(usmHMACSHA1AuthProtocol);
-					break;
-				}
-				memcpy(s.securityAuthKey, ku, kl);
-				s.securityAuthKeyLen = kl;
-				s.securityLevel = SNMP_SEC_LEVEL_AUTHNOPRIV;
-			}
-			if (c->priv != CFG_SNMP_PRIV_NONE) {
-				/* The privacy Ku uses the auth hash too. */
-				if (snmp_keys_get(t->p->keys, c->auth,
-						  c->priv_key, ku, &kl, t->err,
-						  sizeof t->err) < 0) {
-					explicit_bzero(ku, sizeof ku);
-					explicit_bzero(
-					    s.securityAuthKey,
-					    sizeof s.securityAuthKey);
-					return -EINVAL;
-				}
-				if (c->priv == CFG_SNMP_PRIV_AES256) {
-					s.securityPrivProto =
-					    usmAES256PrivProtocol;
-					s.securityPrivProtoLen =
-					    OLEN(usmAES256PrivProtocol);
-				} else {
-					s.securityPrivProto =
-					    usmAESPrivProtocol;
-					s.securityPrivProtoLen =
-					    OLEN(usmAESPrivProtocol);
-				}
-				if (kl > sizeof s.securityPrivKey)
-					kl = sizeof s.securityPrivKey;
-				memcpy(s.securityPrivKey, ku, kl);
-				s.securityPrivKeyLen = kl;
-				s.securityLevel = SNMP_SEC_LEVEL_AUTHPRIV;
-			}
+			if (set_usm_keys(t, &s, ku) < 0)
+				return -EINVAL;
 		}
 	}
 	t->sess = snmp_sess_open(&s);
@@ -682,10 +697,10 @@ static int open_session(struct starget *t, bool discovery)
 }
 
 /* The phase ended; the loop moves the target on. Idempotent. */
-static void phase_end(struct starget *t, bool ok, const char *fmt, ...)
+static void snmp_phase_end(struct starget *t, bool ok, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void phase_end(struct starget *t, bool ok, const char *fmt, ...)
+static void snmp_phase_end(struct starget *t, bool ok, const char *fmt, ...)
 {
 	if (t->result)
 		return;
@@ -700,7 +715,7 @@ static void phase_end(struct starget *t, bool ok, const char *fmt, ...)
 }
 
 /* Sends pdu; 0, or -1 with the phase ended as failed (pdu freed). */
-static int send_pdu(struct starget *t, netsnmp_pdu *pdu)
+static int snmp_send_pdu(struct starget *t, netsnmp_pdu *pdu)
 {
 	t->in_send = true;
 	t->send_cb_op = 0;
@@ -710,7 +725,8 @@ static int send_pdu(struct starget *t, netsnmp_pdu *pdu)
 		snmp_free_pdu(pdu);
 		int e = snmp_sess_session(t->sess)->s_snmp_errno;
 		t->timed_out = t->send_cb_op == NETSNMP_CALLBACK_OP_TIMED_OUT;
-		phase_end(t, false, "send failed: %s", snmp_api_errstring(e));
+		snmp_phase_end(t, false, "send failed: %s",
+			       snmp_api_errstring(e));
 		return -1;
 	}
 	t->reqid = id;
@@ -721,7 +737,8 @@ static int send_pdu(struct starget *t, netsnmp_pdu *pdu)
  * Walks.
  */
 
-static void walk_add(struct starget *t, const oid *base, size_t len, int kind)
+static void snmp_walk_add(struct starget *t, const oid *base, size_t len,
+			  int kind)
 {
 	t->w = xreallocarray(t->w, t->nw + 1, sizeof *t->w);
 	struct wcol *c = &t->w[t->nw++];
@@ -733,7 +750,7 @@ static void walk_add(struct starget *t, const oid *base, size_t len, int kind)
 	c->kind = kind;
 }
 
-static void walk_reset(struct starget *t)
+static void snmp_walk_reset(struct starget *t)
 {
 	t->nw = 0;
 	t->pdus = 0;
@@ -742,7 +759,7 @@ static void walk_reset(struct starget *t)
 
 /* Sends the next GETBULK of the walk: every unfinished column (at most
  * 256), plus the non-repeaters on a poll's first request. */
-static int walk_send(struct starget *t)
+static int snmp_walk_send(struct starget *t)
 {
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GETBULK);
 	long nonrep = 0;
@@ -770,7 +787,7 @@ static int walk_send(struct starget *t)
 	pdu->errstat = nonrep;	   /* non-repeaters */
 	pdu->errindex = (long)rep; /* max-repetitions */
 	t->nonrep_sent = (size_t)nonrep;
-	return send_pdu(t, pdu);
+	return snmp_send_pdu(t, pdu);
 }
 
 /*
@@ -801,7 +818,7 @@ static char *vb_string(const struct snmp_vb_value *v)
 	return s;
 }
 
-static struct ifent *find_if(struct ifent *v, size_t n, uint32_t ifindex)
+static struct ifent *snmp_find_if(struct ifent *v, size_t n, uint32_t ifindex)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -818,7 +835,7 @@ static struct ifent *find_if(struct ifent *v, size_t n, uint32_t ifindex)
 
 static struct ifent *tmp_if(struct starget *t, uint32_t ifindex)
 {
-	struct ifent *e = find_if(t->nifs_tmp, t->n_tmp, ifindex);
+	struct ifent *e = snmp_find_if(t->nifs_tmp, t->n_tmp, ifindex);
 	if (e)
 		return e;
 	size_t pos = t->n_tmp;
@@ -955,8 +972,8 @@ static void poll_value(struct starget *t, struct wcol *c,
 		if (vb->name_length != c->base_len + 1 ||
 		    v->kind != SNMP_VB_TIMETICKS)
 			return;
-		struct ifent *e =
-		    find_if(t->ifs, t->nifs, (uint32_t)vb->name[c->base_len]);
+		struct ifent *e = snmp_find_if(t->ifs, t->nifs,
+					       (uint32_t)vb->name[c->base_len]);
 		if (!e)
 			return;
 		uint32_t d = (uint32_t)v->u;
@@ -980,7 +997,7 @@ static void poll_value(struct starget *t, struct wcol *c,
 		t->rejected++;
 		return;
 	}
-	struct ifent *e = find_if(t->ifs, t->nifs, row.ifindex);
+	struct ifent *e = snmp_find_if(t->ifs, t->nifs, row.ifindex);
 	if (!e) {
 		/* A new interface: pick it up at the next index walk. */
 		t->need_index = true;
@@ -1071,7 +1088,7 @@ static void poll_nonrep(struct starget *t, const netsnmp_variable_list *vb)
 }
 
 /* One response of a walk. */
-static void walk_response(struct starget *t, netsnmp_pdu *pdu)
+static void snmp_walk_response(struct starget *t, netsnmp_pdu *pdu)
 {
 	netsnmp_variable_list *vb = pdu->variables;
 	if (t->phase == PH_POLL && t->first_pdu) {
@@ -1120,18 +1137,18 @@ static void walk_response(struct starget *t, netsnmp_pdu *pdu)
 	for (size_t j = 0; j < t->nw; j++)
 		more |= !t->w[j].done;
 	if (!more) {
-		phase_end(t, true, NULL);
+		snmp_phase_end(t, true, NULL);
 		return;
 	}
 	if (++t->pdus > MAX_PDUS_PER_WALK) {
-		phase_end(t, false, "walk did not end after %d requests",
-			  MAX_PDUS_PER_WALK);
+		snmp_phase_end(t, false, "walk did not end after %d requests",
+			       MAX_PDUS_PER_WALK);
 		return;
 	}
-	walk_send(t);
+	snmp_walk_send(t);
 }
 
-static void ident_response(struct starget *t, netsnmp_pdu *pdu)
+static void snmp_ident_response(struct starget *t, netsnmp_pdu *pdu)
 {
 	for (netsnmp_variable_list *vb = pdu->variables; vb;
 	     vb = vb->next_variable) {
@@ -1146,7 +1163,7 @@ static void ident_response(struct starget *t, netsnmp_pdu *pdu)
 			poll_nonrep(t, vb);
 		}
 	}
-	phase_end(t, true, NULL);
+	snmp_phase_end(t, true, NULL);
 }
 
 static int sess_cb(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
@@ -1172,7 +1189,7 @@ static int sess_cb(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 			n = sizeof t->engine;
 		memcpy(t->engine, pdu->securityEngineID, n);
 		t->engine_len = n;
-		phase_end(t, true, NULL);
+		snmp_phase_end(t, true, NULL);
 		return 1;
 	}
 	/* The library re-sends by itself after notInTimeWindow. */
@@ -1183,7 +1200,7 @@ static int sess_cb(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 		const char *what =
 		    pdu ? snmp_api_errstring(snmpv3_get_report_type(pdu))
 			: "security error";
-		phase_end(t, false, "SNMPv3: %s", what);
+		snmp_phase_end(t, false, "SNMPv3: %s", what);
 		return 1;
 	}
 	if (reqid != t->reqid)
@@ -1194,34 +1211,34 @@ static int sess_cb(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 		if (pdu->errstat == SNMP_ERR_TOOBIG && t->max_rep > 1) {
 			t->max_rep /= 2;
 			if (t->phase == PH_INDEX || t->phase == PH_POLL)
-				walk_send(t);
+				snmp_walk_send(t);
 			else
-				phase_end(t, false, "answer too big");
+				snmp_phase_end(t, false, "answer too big");
 			return 1;
 		}
 		if (pdu->errstat != SNMP_ERR_NOERROR) {
-			phase_end(t, false, "agent error: %s (index %ld)",
-				  snmp_errstring((int)pdu->errstat),
-				  pdu->errindex);
+			snmp_phase_end(t, false, "agent error: %s (index %ld)",
+				       snmp_errstring((int)pdu->errstat),
+				       pdu->errindex);
 			return 1;
 		}
 		if (t->phase == PH_IDENT)
-			ident_response(t, pdu);
+			snmp_ident_response(t, pdu);
 		else if (t->phase == PH_INDEX || t->phase == PH_POLL)
-			walk_response(t, pdu);
+			snmp_walk_response(t, pdu);
 		else
-			phase_end(t, false, "unexpected answer");
+			snmp_phase_end(t, false, "unexpected answer");
 		return 1;
 	case NETSNMP_CALLBACK_OP_TIMED_OUT:
 		t->timed_out = true;
-		phase_end(t, false, "no answer (timeout %.3gs x %u tries)",
-			  (double)(t->cfg->timeout_ns ? t->cfg->timeout_ns
-						      : NS_PER_S) /
-			      1e9,
-			  t->cfg->retries + 1);
+		snmp_phase_end(t, false, "no answer (timeout %.3gs x %u tries)",
+			       (double)(t->cfg->timeout_ns ? t->cfg->timeout_ns
+							   : NS_PER_S) /
+				   1e9,
+			       t->cfg->retries + 1);
 		return 1;
 	case NETSNMP_CALLBACK_OP_SEND_FAILED:
-		phase_end(t, false, "send failed");
+		snmp_phase_end(t, false, "send failed");
 		return 1;
 	default: /* RESEND and the rest: informational */
 		return 1;
@@ -1235,8 +1252,8 @@ static int sess_cb(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 static void start_discover(struct starget *t)
 {
 	t->phase = PH_DISCOVER;
-	if (open_session(t, true)) {
-		phase_end(t, false, NULL);
+	if (snmp_target_open(t, true)) {
+		snmp_phase_end(t, false, NULL);
 		return;
 	}
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET);
@@ -1244,7 +1261,7 @@ static void start_discover(struct starget *t)
 	pdu->securityNameLen = 0;
 	pdu->securityLevel = SNMP_SEC_LEVEL_NOAUTH;
 	pdu->securityModel = SNMP_SEC_MODEL_USM;
-	send_pdu(t, pdu);
+	snmp_send_pdu(t, pdu);
 }
 
 static void start_ident(struct starget *t)
@@ -1254,24 +1271,26 @@ static void start_ident(struct starget *t)
 	snmp_add_null_var(pdu, OID_SYSOBJECTID0, OLEN(OID_SYSOBJECTID0));
 	snmp_add_null_var(pdu, OID_SYSUPTIME0, OLEN(OID_SYSUPTIME0));
 	snmp_add_null_var(pdu, OID_IFNUMBER0, OLEN(OID_IFNUMBER0));
-	send_pdu(t, pdu);
+	snmp_send_pdu(t, pdu);
 }
 
 static void start_index(struct starget *t)
 {
 	t->phase = PH_INDEX;
-	free_lldp_tmp(t);
-	walk_reset(t);
-	walk_add(t, OID_IFNAME, OLEN(OID_IFNAME), W_IFNAME);
-	walk_add(t, OID_IFDESCR, OLEN(OID_IFDESCR), W_IFDESCR);
-	walk_add(t, OID_IFALIAS, OLEN(OID_IFALIAS), W_IFALIAS);
-	walk_add(t, OID_LOC_PORTID, OLEN(OID_LOC_PORTID), W_LOC_PORTID);
-	walk_add(t, OID_LOC_PORTDESC, OLEN(OID_LOC_PORTDESC), W_LOC_PORTDESC);
-	walk_add(t, OID_REM_PORTID, OLEN(OID_REM_PORTID), W_REM_PORTID);
-	walk_add(t, OID_REM_PORTDESC, OLEN(OID_REM_PORTDESC), W_REM_PORTDESC);
-	walk_add(t, OID_REM_SYSNAME, OLEN(OID_REM_SYSNAME), W_REM_SYSNAME);
-	walk_add(t, OID_REM_PORTSUB, OLEN(OID_REM_PORTSUB), W_REM_PORTSUB);
-	walk_send(t);
+	snmp_index_tmp_free(t);
+	snmp_walk_reset(t);
+	snmp_walk_add(t, OID_IFNAME, OLEN(OID_IFNAME), W_IFNAME);
+	snmp_walk_add(t, OID_IFDESCR, OLEN(OID_IFDESCR), W_IFDESCR);
+	snmp_walk_add(t, OID_IFALIAS, OLEN(OID_IFALIAS), W_IFALIAS);
+	snmp_walk_add(t, OID_LOC_PORTID, OLEN(OID_LOC_PORTID), W_LOC_PORTID);
+	snmp_walk_add(t, OID_LOC_PORTDESC, OLEN(OID_LOC_PORTDESC),
+		      W_LOC_PORTDESC);
+	snmp_walk_add(t, OID_REM_PORTID, OLEN(OID_REM_PORTID), W_REM_PORTID);
+	snmp_walk_add(t, OID_REM_PORTDESC, OLEN(OID_REM_PORTDESC),
+		      W_REM_PORTDESC);
+	snmp_walk_add(t, OID_REM_SYSNAME, OLEN(OID_REM_SYSNAME), W_REM_SYSNAME);
+	snmp_walk_add(t, OID_REM_PORTSUB, OLEN(OID_REM_PORTSUB), W_REM_PORTSUB);
+	snmp_walk_send(t);
 }
 
 static void start_poll(struct starget *t)
@@ -1279,13 +1298,13 @@ static void start_poll(struct starget *t)
 	t->phase = PH_POLL;
 	t->values = 0;
 	t->rejected = 0;
-	walk_reset(t);
-	walk_add(t, OID_DISC, OLEN(OID_DISC), W_DISC);
+	snmp_walk_reset(t);
+	snmp_walk_add(t, OID_DISC, OLEN(OID_DISC), W_DISC);
 	for (size_t i = 0; i < t->prof->n_cols; i++)
 		if (t->active[i])
-			walk_add(t, t->prof->cols[i].oid,
-				 t->prof->cols[i].oid_len, (int)i);
-	walk_send(t);
+			snmp_walk_add(t, t->prof->cols[i].oid,
+				      t->prof->cols[i].oid_len, (int)i);
+	snmp_walk_send(t);
 }
 
 static const char *port_of(struct starget *t, uint32_t locnum)
@@ -1306,7 +1325,7 @@ static const char *port_of(struct starget *t, uint32_t locnum)
 				return n;
 		}
 	}
-	struct ifent *e = find_if(t->ifs, t->nifs, locnum);
+	struct ifent *e = snmp_find_if(t->ifs, t->nifs, locnum);
 	if (e)
 		return store_label_str(t->p->store, e->port);
 	if (l && l->id && *l->id)
@@ -1314,26 +1333,14 @@ static const char *port_of(struct starget *t, uint32_t locnum)
 	return NULL;
 }
 
-/* The index walk finished: swap in the new interface table and LLDP. */
-static void index_done(struct starget *t)
+/*
+ * The index walk finished: the target's LLDP neighbours from its remote
+ * table, each on the local port it names (port_of), replace those it
+ * had, here and in the link table. Returns their count.
+ */
+static size_t snmp_lldp_index_done(struct starget *t)
 {
 	char buf[32];
-	free_ifs(t->ifs, t->nifs);
-	t->ifs = t->nifs_tmp;
-	t->nifs = t->n_tmp;
-	t->nifs_tmp = NULL;
-	t->n_tmp = 0;
-	for (size_t i = 0; i < t->nifs; i++) {
-		struct ifent *e = &t->ifs[i];
-		const char *n = e->name && *e->name	? e->name
-				: e->descr && *e->descr ? e->descr
-							: NULL;
-		if (!n) {
-			snprintf(buf, sizeof buf, "ifIndex%u", e->ifindex);
-			n = buf;
-		}
-		e->port = store_intern(t->p->store, n);
-	}
 	struct snmp_lldp_neighbor *nb =
 	    xcalloc(t->nrem ? t->nrem : 1, sizeof *nb);
 	size_t nn = 0;
@@ -1361,8 +1368,32 @@ static void index_done(struct starget *t)
 	t->nb = nb;
 	t->nnb = nn;
 	lldp_replace(t->p, t->name, lldp_dup(nb, nn), nn);
-	report_lldp(t);
-	free_lldp_tmp(t);
+	snmp_lldp_report(t);
+	return nn;
+}
+
+/* The index walk finished: swap in the new interface table and LLDP. */
+static void index_done(struct starget *t)
+{
+	char buf[32];
+	snmp_ifs_free(t->ifs, t->nifs);
+	t->ifs = t->nifs_tmp;
+	t->nifs = t->n_tmp;
+	t->nifs_tmp = NULL;
+	t->n_tmp = 0;
+	for (size_t i = 0; i < t->nifs; i++) {
+		struct ifent *e = &t->ifs[i];
+		const char *n = e->name && *e->name	? e->name
+				: e->descr && *e->descr ? e->descr
+							: NULL;
+		if (!n) {
+			snprintf(buf, sizeof buf, "ifIndex%u", e->ifindex);
+			n = buf;
+		}
+		e->port = store_intern(t->p->store, n);
+	}
+	size_t nn = snmp_lldp_index_done(t);
+	snmp_index_tmp_free(t);
 	log_info("snmp", "%s: %zu interfaces, %zu LLDP neighbours (profile %s)",
 		 t->name, t->nifs, nn, t->prof->name);
 	t->need_index = false;
@@ -1457,7 +1488,7 @@ static bool choose_profile(struct starget *t)
 		t->announced = xcalloc(pr->n_cols, sizeof *t->announced);
 		for (size_t i = 0; i < pr->n_cols; i++)
 			t->active[i] = pr->cols[i].fallback_for < 0;
-		free_ifs(t->ifs, t->nifs);
+		snmp_ifs_free(t->ifs, t->nifs);
 		t->ifs = NULL;
 		t->nifs = 0;
 		log_info("snmp", "%s: sysObjectID %s: profile %s", t->name,
@@ -1484,9 +1515,9 @@ static void start_cycle(struct starget *t, int64_t now)
 		start_discover(t);
 		return;
 	}
-	if (!t->sess && open_session(t, false)) {
+	if (!t->sess && snmp_target_open(t, false)) {
 		t->phase = PH_IDENT;
-		phase_end(t, false, NULL);
+		snmp_phase_end(t, false, NULL);
 		return;
 	}
 	if (t->need_ident)
@@ -1520,7 +1551,7 @@ static void cycle_end(struct starget *t, bool ok)
 				   t->name);
 		/* Within the link table's TTL (120 s). */
 		if (now - t->lldp_reported >= LLDP_REPORT_NS)
-			report_lldp(t);
+			snmp_lldp_report(t);
 		int64_t next = t->t_next + t->every_ns;
 		if (now >= next) {
 			/* Still polling when the next one was due. */
@@ -1547,13 +1578,13 @@ static void cycle_end(struct starget *t, bool ok)
 		    ++t->v3_timeouts >= V3_REDISCOVER_AFTER) {
 			/* A restarted agent with a new engineID would
 			 * drop our requests forever: discover again. */
-			close_session(t);
+			snmp_target_close(t);
 			t->engine_len = 0;
 			t->v3_timeouts = 0;
 		}
 	}
 	if (ph == PH_DISCOVER)
-		close_session(t);
+		snmp_target_close(t);
 	int64_t wait = t->every_ns;
 	if (t->failures > 1) {
 		unsigned sh = t->failures - 1 > 6 ? 6 : t->failures - 1;
@@ -1585,11 +1616,11 @@ static void advance(struct starget *t)
 		}
 		switch (ph) {
 		case PH_DISCOVER:
-			close_session(t);
+			snmp_target_close(t);
 			log_debug("snmp", "%s: engine discovered", t->name);
-			if (open_session(t, false)) {
+			if (snmp_target_open(t, false)) {
 				t->phase = PH_IDENT;
-				phase_end(t, false, NULL);
+				snmp_phase_end(t, false, NULL);
 				continue;
 			}
 			if (t->need_ident)
@@ -1604,7 +1635,7 @@ static void advance(struct starget *t)
 			if (!choose_profile(t)) {
 				t->need_ident = true;
 				t->phase = PH_IDENT;
-				phase_end(t, false, NULL);
+				snmp_phase_end(t, false, NULL);
 				continue;
 			}
 			start_index(t);
@@ -1674,7 +1705,7 @@ static void add_target(struct poller *p, const char *name,
 	}
 	/* net-snmp is set up with the first target, on this thread: a
 	 * fabmond without SNMP targets never touches the library. */
-	pthread_once(&snmp_once, snmp_init_once);
+	snmp_lib_init();
 	struct starget *t = target_new(p, name, c);
 	t->slot = slot;
 	/* gNMI first: a target streamed over gNMI too starts polling after
