@@ -1,7 +1,8 @@
 # The simulated fabric's library: topology (sim_topo_), then the counter
 # model, scenarios and serving as they come; fabsim and its tests link it.
 noinst_LIBRARIES += libfabsim.a
-libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/model.c sim/model.h \
+libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/topo_int.h sim/topo_parse.c \
+	sim/topo_gen.c sim/topo_names.c sim/model.c sim/model.h \
 	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h
 libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMPAGENT_CFLAGS)
 # Programs that call sim_snmp_* (the embedded SNMP agent) also link this.
