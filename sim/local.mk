@@ -54,7 +54,8 @@ FABSIM_LIBS = libfabsim_serve.a libfabsim.a libgnmi_target.a \
 	$(SIM_SNMP_LIBS) $(FABMON_LIBS)
 
 bin_PROGRAMS += fabsim
-fabsim_SOURCES = sim/fabsim.c
+fabsim_SOURCES = sim/fabsim.c sim/fabsim_int.h sim/fabsim_opts.c \
+	sim/fabsim_opts.h sim/fabsim_run.c sim/fabsim_ctl.c sim/fabsim_conf.c
 fabsim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 fabsim_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
 fabsim_LDADD = $(FABSIM_LIBS)
