@@ -321,22 +321,26 @@ static int value_cmp(double a, double b, bool asc)
 	return ((a > b) != asc) ? -1 : 1;
 }
 
-/* qsort has no context argument: the sort is passed through these. */
-static const struct model_port *g_rows;
-static int g_key;
-static bool g_asc;
+/* A sort of row indices: the rows, the key and the direction, passed
+ * to the comparisons through qsort_r (no process-wide state). */
+struct sort_ctx {
+	const struct model_port *rows;
+	int key;
+	bool asc;
+};
 
-static int cmp_ports(const void *x, const void *y)
+static int cmp_ports(const void *x, const void *y, void *arg)
 {
-	const struct model_port *a = &g_rows[*(const size_t *)x];
-	const struct model_port *b = &g_rows[*(const size_t *)y];
+	const struct sort_ctx *sc = arg;
+	const struct model_port *a = &sc->rows[*(const size_t *)x];
+	const struct model_port *b = &sc->rows[*(const size_t *)y];
 	int c = 0;
-	if (g_key == VIEW_SORT_DEVICE) {
+	if (sc->key == VIEW_SORT_DEVICE) {
 		c = name_cmp(a, b);
-		return g_asc ? c : -c;
+		return sc->asc ? c : -c;
 	}
-	c = value_cmp(sort_value(a, (enum view_sort)g_key),
-		      sort_value(b, (enum view_sort)g_key), g_asc);
+	c = value_cmp(sort_value(a, (enum view_sort)sc->key),
+		      sort_value(b, (enum view_sort)sc->key), sc->asc);
 	return c ? c : name_cmp(a, b);
 }
 
@@ -353,16 +357,18 @@ static double host_value(const struct model_port *p, int key)
 	}
 }
 
-static int cmp_hosts(const void *x, const void *y)
+static int cmp_hosts(const void *x, const void *y, void *arg)
 {
-	const struct model_port *a = &g_rows[*(const size_t *)x];
-	const struct model_port *b = &g_rows[*(const size_t *)y];
-	int c = value_cmp(host_value(a, g_key), host_value(b, g_key), g_asc);
+	const struct sort_ctx *sc = arg;
+	const struct model_port *a = &sc->rows[*(const size_t *)x];
+	const struct model_port *b = &sc->rows[*(const size_t *)y];
+	int c =
+	    value_cmp(host_value(a, sc->key), host_value(b, sc->key), sc->asc);
 	/* By pause: the NIC that pauses the fabric (tx) before the ones
 	 * it holds (rx). */
-	if (!c && g_key == 0)
+	if (!c && sc->key == 0)
 		c = value_cmp(a->v[MODEL_PF_PAUSE_RX], b->v[MODEL_PF_PAUSE_RX],
-			      g_asc);
+			      sc->asc);
 	return c ? c : name_cmp(a, b);
 }
 
@@ -379,15 +385,15 @@ static size_t *port_list(const struct view_state *st, bool nics_only, size_t *n)
 			continue;
 		idx[(*n)++] = i;
 	}
-	g_rows = st->ports.v;
+	struct sort_ctx sc = { .rows = st->ports.v };
 	if (nics_only) {
-		g_key = st->host_sort;
-		g_asc = false;
-		qsort(idx, *n, sizeof *idx, cmp_hosts);
+		sc.key = st->host_sort;
+		sc.asc = false;
+		qsort_r(idx, *n, sizeof *idx, cmp_hosts, &sc);
 	} else {
-		g_key = st->sort;
-		g_asc = (st->sort == VIEW_SORT_DEVICE) != st->sort_reverse;
-		qsort(idx, *n, sizeof *idx, cmp_ports);
+		sc.key = st->sort;
+		sc.asc = (st->sort == VIEW_SORT_DEVICE) != st->sort_reverse;
+		qsort_r(idx, *n, sizeof *idx, cmp_ports, &sc);
 	}
 	return idx;
 }
