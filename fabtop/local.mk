@@ -6,7 +6,8 @@ noinst_LIBRARIES += libfabtop.a
 libfabtop_a_SOURCES = fabtop/model.c fabtop/model.h \
 	fabtop/fetch.c fabtop/fetch.h \
 	fabtop/canvas.c fabtop/canvas.h \
-	fabtop/view.c fabtop/view.h \
+	fabtop/view.c fabtop/view.h fabtop/view_int.h \
+	fabtop/view_sort.c fabtop/view_panes.c \
 	fabtop/app.c fabtop/app.h \
 	lib/mem.c lib/mem.h \
 	lib/units.c lib/units.h
