@@ -9,7 +9,7 @@
 #define FABMON_FABTOP_VIEW_H
 
 #include "canvas.h"
-#include "model.h"
+#include "fabtop_model.h"
 
 #include <stdbool.h>
 

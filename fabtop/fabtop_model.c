@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "model.h"
+#include "fabtop_model.h"
 
 #include "mem.h"
 

@@ -9,7 +9,7 @@
 
 #include "app.h"
 #include "fetch.h"
-#include "model.h"
+#include "fabtop_model.h"
 #include "ui.h"
 #include "view.h"
 
