@@ -83,7 +83,7 @@ struct sim_scenario {
 extern const char *const scenario_ev_names[];
 extern const char *const scenario_kind_names[SIM_SCENARIO_KINDS];
 
-/* A sequence of at most max items (what names them in the error). */
+/* A list (or null) of at most max items, what they are for the message. */
 int scenario_want_list(struct ytree_ctx *x, const struct ytree_node *n,
 		       size_t max, const char *what, size_t *count);
 
