@@ -1,7 +1,7 @@
 # fabtop: the terminal view, a client of fabmond's HTTP API. Its model
 # (JSON answers into structs), HTTP client, canvas and views are a
 # library that the tests and the fuzz target link; ui.c (curses) and
-# main.c make the program.
+# fabtop.c make the program.
 noinst_LIBRARIES += libfabtop.a
 libfabtop_a_SOURCES = fabtop/fabtop_model.c fabtop/fabtop_model.h \
 	fabtop/fetch.c fabtop/fetch.h \
