@@ -44,21 +44,13 @@
 
 #include "snmp_agent_int.h"
 
-#include "log.h"
 #include "mem.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #define TICKS_PER_S 100 /* TimeTicks are 1/100 s */
 
