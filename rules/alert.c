@@ -18,6 +18,7 @@
 #include "log.h"
 #include "mem.h"
 #include "rules.h"
+#include "units.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -29,7 +30,6 @@
 #include <string.h>
 #include <time.h>
 
-#define NS_PER_S       INT64_C(1000000000)
 #define BATCH	       256
 #define RESOLVED_SENDS 3
 #define BACKOFF_MIN_NS NS_PER_S

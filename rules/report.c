@@ -17,6 +17,7 @@
 
 #include "mem.h"
 #include "rules.h"
+#include "units.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -28,7 +29,6 @@
 #include <string.h>
 #include <time.h>
 
-#define NS_PER_S    INT64_C(1000000000)
 #define MAX_DT_NS   (10 * NS_PER_S)
 #define TOP_MAX	    1000
 #define TOP_DEFAULT 10

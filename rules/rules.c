@@ -60,6 +60,7 @@
 #include "mem.h"
 #include "report.h"
 #include "store.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -77,7 +78,6 @@
 #define MAX_EVIDENCE   12
 #define MAX_ACTIVE     65536
 #define FLAP_RING      8
-#define NS_PER_S       INT64_C(1000000000)
 /* Kicked ticks: the quiet time that ends a round of samples, the
  * longest a round may delay its tick, and the shortest gap between
  * ticks (rules.tick's floor). */
