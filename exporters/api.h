@@ -26,6 +26,7 @@ struct health;
 struct rules;
 struct links;
 struct ident_table;
+struct json_t;
 
 #define API_CONTENT_TYPE "application/json"
 
@@ -62,6 +63,11 @@ bool api_path_known(const char *path);
  */
 int api_serve(const struct api_ctx *ctx, const char *path,
 	      const struct api_param *params, size_t n_params, struct buf *out);
+
+/* Appends j (stolen; NULL: jansson ran out of memory) as compact JSON
+ * (reals with 15 significant digits) and a newline to out. 0 or
+ * -ENOMEM. */
+int api_put_json(struct buf *out, struct json_t *j);
 
 /* Appends {"error": reason} to out (reason may hold any bytes). */
 void api_put_error(struct buf *out, const char *reason);

@@ -15,7 +15,9 @@
 
 #include "report.h"
 
+#include "json.h"
 #include "mem.h"
+#include "rfc3339.h"
 #include "rules.h"
 #include "units.h"
 
@@ -470,158 +472,6 @@ void report_memory(const struct report *rep, size_t *now, size_t *bound)
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* Time parsing and formatting. */
-
-static bool digits(const char *s, int n, int *out)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
-static int days_in(int y, int m)
-{
-	static const int d[12] = { 31, 28, 31, 30, 31, 30,
-				   31, 31, 30, 31, 30, 31 };
-	if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
-		return 29;
-	return d[m - 1];
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-static int64_t days_from_civil(int y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* ".123" fraction into ns; advances *s. */
-static bool fraction(const char **s, int64_t *ns)
-{
-	*ns = 0;
-	if (**s != '.')
-		return true;
-	(*s)++;
-	int n = 0;
-	int64_t scale = NS_PER_S / 10;
-	while (**s >= '0' && **s <= '9') {
-		*ns += (**s - '0') * scale;
-		scale /= 10;
-		(*s)++;
-		n++;
-	}
-	return n > 0 && n <= 9;
-}
-
-int report_parse_time(const char *s, int64_t *out)
-{
-	if (!s || !*s || strlen(s) > 40)
-		return -EINVAL;
-	const char *p = s;
-	if (!strchr(s, '-') && !strchr(s, ':')) {
-		/* Epoch seconds. */
-		int64_t sec = 0;
-		int n = 0;
-		while (*p >= '0' && *p <= '9') {
-			if (++n > 11)
-				return -EINVAL;
-			sec = sec * 10 + (*p++ - '0');
-		}
-		int64_t frac;
-		if (!fraction(&p, &frac) || *p)
-			return -EINVAL;
-		*out = sec * NS_PER_S + frac;
-		return 0;
-	}
-	int y, mo, d, h, mi, se;
-	if (strlen(s) < 20 || !digits(p, 4, &y) || p[4] != '-' ||
-	    !digits(p + 5, 2, &mo) || p[7] != '-' || !digits(p + 8, 2, &d) ||
-	    (p[10] != 'T' && p[10] != 't') || !digits(p + 11, 2, &h) ||
-	    p[13] != ':' || !digits(p + 14, 2, &mi) || p[16] != ':' ||
-	    !digits(p + 17, 2, &se))
-		return -EINVAL;
-	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days_in(y, mo) ||
-	    h > 23 || mi > 59 || se > 60)
-		return -EINVAL;
-	p += 19;
-	int64_t frac;
-	if (!fraction(&p, &frac))
-		return -EINVAL;
-	int64_t off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-' || *p == ' ') {
-		/* ' ': a '+' that came unescaped through a query string. */
-		int oh, om;
-		if (!digits(p + 1, 2, &oh) || p[3] != ':' ||
-		    !digits(p + 4, 2, &om) || oh > 23 || om > 59)
-			return -EINVAL;
-		off = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
-		p += 6;
-	} else {
-		return -EINVAL;
-	}
-	if (*p)
-		return -EINVAL;
-	int64_t t =
-	    days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
-	if (t < 0)
-		return -EINVAL;
-	*out = t * NS_PER_S + frac;
-	return 0;
-}
-
-static json_t *jtime3339(int64_t ns)
-{
-	time_t t = (time_t)(ns / NS_PER_S);
-	struct tm tm;
-	char buf[64];
-	gmtime_r(&t, &tm);
-	size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-	int ms = (int)(ns % NS_PER_S / 1000000);
-	if (ms)
-		snprintf(buf + n, sizeof buf - n, ".%03dZ", ms);
-	else
-		snprintf(buf + n, sizeof buf - n, "Z");
-	return json_string(buf);
-}
-
-static json_t *jnum(double v)
-{
-	if (!isfinite(v))
-		return json_null();
-	if (v == trunc(v) && fabs(v) < 9007199254740992.0)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-	return j ? j : json_string("?");
-}
-
-static json_t *jsecs(int64_t ns)
-{
-	return jnum((double)ns / 1e9);
-}
-
-static int dump_cb(const char *s, size_t n, void *data)
-{
-	struct buf *b = data;
-	buf_append(b, s, n);
-	return b->failed ? -1 : 0;
-}
-
 static int fail(struct buf *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -846,21 +696,21 @@ static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
 	int verdict = 0;
 	json_t *reasons = json_array();
 	json_t *root = json_object();
-	json_object_set_new(root, "from_seconds", jsecs(from));
-	json_object_set_new(root, "to_seconds", jsecs(to));
-	json_object_set_new(root, "from", jtime3339(from));
-	json_object_set_new(root, "to", jtime3339(to));
+	json_object_set_new(root, "from_seconds", json_secs(from));
+	json_object_set_new(root, "to_seconds", json_secs(to));
+	json_object_set_new(root, "from", json_time(from));
+	json_object_set_new(root, "to", json_time(to));
 
 	json_t *cov = json_object();
 	json_object_set_new(cov, "from_seconds",
-			    used ? jsecs(cov_from) : json_null());
+			    used ? json_secs(cov_from) : json_null());
 	json_object_set_new(cov, "to_seconds",
-			    used ? jsecs(cov_to) : json_null());
+			    used ? json_secs(cov_to) : json_null());
 	bool complete = used > 0 && used == expected && to <= now;
 	json_object_set_new(cov, "complete", json_boolean(complete));
 	json_object_set_new(cov, "detail_from_seconds",
-			    detail_from ? jsecs(detail_from) : json_null());
-	json_object_set_new(cov, "step_seconds", jsecs(step));
+			    detail_from ? json_secs(detail_from) : json_null());
+	json_object_set_new(cov, "step_seconds", json_secs(step));
 	json_object_set_new(root, "coverage", cov);
 
 	json_t *prios = json_array();
@@ -876,13 +726,15 @@ static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
 		json_object_set_new(p, "priority", json_integer(q));
 		json_object_set_new(p, "lossless", json_boolean(ll));
 		json_object_set_new(p, "pause_frames_rx",
-				    jnum(round(s.frames_rx[q])));
+				    json_num(round(s.frames_rx[q])));
 		json_object_set_new(p, "pause_frames_tx",
-				    jnum(round(s.frames_tx[q])));
-		json_object_set_new(p, "pause_seconds_rx", jnum(s.pause_rx[q]));
-		json_object_set_new(p, "pause_seconds_tx", jnum(s.pause_tx[q]));
-		json_object_set_new(p, "drops", jnum(round(s.drops[q])));
-		json_object_set_new(p, "ecn_marked", jnum(round(s.ecn[q])));
+				    json_num(round(s.frames_tx[q])));
+		json_object_set_new(p, "pause_seconds_rx",
+				    json_num(s.pause_rx[q]));
+		json_object_set_new(p, "pause_seconds_tx",
+				    json_num(s.pause_tx[q]));
+		json_object_set_new(p, "drops", json_num(round(s.drops[q])));
+		json_object_set_new(p, "ecn_marked", json_num(round(s.ecn[q])));
 		json_array_append_new(prios, p);
 		if (ll && round(s.drops[q]) > 0) {
 			lossless_drops += round(s.drops[q]);
@@ -905,8 +757,8 @@ static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
 	json_object_set_new(
 	    drops, "verdict",
 	    json_string(lossless_drops > 0 || oob > 0 ? "fail" : "pass"));
-	json_object_set_new(drops, "lossless", jnum(lossless_drops));
-	json_object_set_new(drops, "nic_out_of_buffer", jnum(oob));
+	json_object_set_new(drops, "lossless", json_num(lossless_drops));
+	json_object_set_new(drops, "nic_out_of_buffer", json_num(oob));
 	json_object_set_new(root, "drops", drops);
 
 	bool lossy = round(lossy_frames) > 0 || lossy_secs > 0;
@@ -918,8 +770,8 @@ static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
 	json_t *pl = json_object();
 	json_object_set_new(pl, "verdict",
 			    json_string(lossy ? "warn" : "pass"));
-	json_object_set_new(pl, "frames", jnum(round(lossy_frames)));
-	json_object_set_new(pl, "seconds", jnum(lossy_secs));
+	json_object_set_new(pl, "frames", json_num(round(lossy_frames)));
+	json_object_set_new(pl, "seconds", json_num(lossy_secs));
 	json_object_set_new(root, "pause_on_lossy", pl);
 
 	/* Incidents firing at some point of [from, to]. */
@@ -950,16 +802,16 @@ static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
 				    h->prio >= 0 ? json_integer(h->prio)
 						 : json_null());
 		json_t *o = json_object();
-		json_object_set_new(o, "device", jstr(h->dev));
-		json_object_set_new(o, "port",
-				    h->port[0] ? jstr(h->port) : json_null());
+		json_object_set_new(o, "device", json_str(h->dev));
+		json_object_set_new(
+		    o, "port", h->port[0] ? json_str(h->port) : json_null());
 		json_object_set_new(j, "origin", o);
-		json_object_set_new(j, "fired_seconds", jsecs(h->fired));
+		json_object_set_new(j, "fired_seconds", json_secs(h->fired));
 		json_object_set_new(j, "resolved_seconds",
-				    h->resolved ? jsecs(h->resolved)
+				    h->resolved ? json_secs(h->resolved)
 						: json_null());
-		json_object_set_new(j, "peak", jnum(h->peak));
-		json_object_set_new(j, "summary", jstr(h->summary));
+		json_object_set_new(j, "peak", json_num(h->peak));
+		json_object_set_new(j, "summary", json_str(h->summary));
 		json_array_append_new(list, j);
 	}
 	json_t *cj = json_object();
@@ -989,10 +841,10 @@ static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
 			continue;
 		bad++;
 		json_t *j = json_object();
-		json_object_set_new(j, "device", jstr(lbl(rep, w->dev)));
-		json_object_set_new(j, "port", jstr(lbl(rep, w->port)));
+		json_object_set_new(j, "device", json_str(lbl(rep, w->dev)));
+		json_object_set_new(j, "port", json_str(lbl(rep, w->port)));
 		json_object_set_new(j, "priority", json_integer(w->prio));
-		json_object_set_new(j, "pause_seconds_tx", jnum(w->tx));
+		json_object_set_new(j, "pause_seconds_tx", json_num(w->tx));
 		json_array_append_new(eports, j);
 	}
 	if (bad)
@@ -1011,10 +863,10 @@ static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
 	json_object_set_new(root, "ecn_before_pfc", ecn);
 
 	json_t *cnp = json_object();
-	json_object_set_new(cnp, "ce_received", jnum(round(s.ce)));
-	json_object_set_new(cnp, "sent", jnum(round(s.cnp_sent)));
-	json_object_set_new(cnp, "handled", jnum(round(s.cnp_handled)));
-	json_object_set_new(cnp, "ignored", jnum(round(s.cnp_ignored)));
+	json_object_set_new(cnp, "ce_received", json_num(round(s.ce)));
+	json_object_set_new(cnp, "sent", json_num(round(s.cnp_sent)));
+	json_object_set_new(cnp, "handled", json_num(round(s.cnp_handled)));
+	json_object_set_new(cnp, "ignored", json_num(round(s.cnp_ignored)));
 	json_object_set_new(root, "cnp", cnp);
 
 	/* Stragglers: the NIC rows (prio -1), heaviest first. */
@@ -1027,11 +879,14 @@ static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
 	json_t *str = json_array();
 	for (size_t i = 0; i < k && i < top; i++) {
 		json_t *j = json_object();
-		json_object_set_new(j, "device", jstr(lbl(rep, rows[i].dev)));
-		json_object_set_new(j, "pause_seconds_tx", jnum(rows[i].tx));
-		json_object_set_new(j, "pause_seconds_rx", jnum(rows[i].rx));
+		json_object_set_new(j, "device",
+				    json_str(lbl(rep, rows[i].dev)));
+		json_object_set_new(j, "pause_seconds_tx",
+				    json_num(rows[i].tx));
+		json_object_set_new(j, "pause_seconds_rx",
+				    json_num(rows[i].rx));
 		json_object_set_new(j, "pause_seconds",
-				    jnum(rows[i].tx + rows[i].rx));
+				    json_num(rows[i].tx + rows[i].rx));
 		json_array_append_new(str, j);
 	}
 	json_object_set_new(root, "stragglers", str);
@@ -1137,7 +992,7 @@ int report_serve(struct report *rep, const struct api_param *params,
 			return fail(out, "parameter '%.32s' has no value", k);
 		if (strcmp(k, "from") == 0 || strcmp(k, "to") == 0) {
 			int64_t t;
-			if (report_parse_time(v, &t) < 0)
+			if (rfc3339_parse(v, &t) < 0)
 				return fail(out,
 					    "%s: '%.64s' is not an RFC 3339 "
 					    "time or seconds since the epoch",
@@ -1182,13 +1037,6 @@ int report_serve(struct report *rep, const struct api_param *params,
 		pthread_mutex_unlock(&rep->lock);
 	json_t *j = build(snap, from, to, top, now);
 	snapshot_free(snap);
-	if (!j)
-		return -ENOMEM;
-	int rc = json_dump_callback(j, dump_cb, out,
-				    JSON_COMPACT | JSON_REAL_PRECISION(15));
-	json_decref(j);
-	if (rc < 0 || out->failed)
-		return -ENOMEM;
-	buf_putc(out, '\n');
-	return out->failed ? -ENOMEM : 200;
+	int rc = api_put_json(out, j);
+	return rc < 0 ? rc : 200;
 }

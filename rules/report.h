@@ -113,7 +113,4 @@ size_t report_memory_bound(const struct report_opts *o);
 int report_serve(struct report *rep, const struct api_param *params,
 		 size_t n_params, struct buf *out, int64_t now_ns);
 
-/* Parses an RFC 3339 date-time or epoch seconds into ns; 0 or -EINVAL. */
-int report_parse_time(const char *s, int64_t *ns);
-
 #endif

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "http.h"
+#include "rfc3339.h"
 #include "rules_fixture.h"
 
 #include <check.h>
@@ -128,21 +129,20 @@ static void storm_fabric(void)
 START_TEST(test_parse_time)
 {
 	int64_t t;
-	ck_assert_int_eq(report_parse_time("2023-11-14T22:13:20Z", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("2023-11-14T22:13:20Z", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC);
-	ck_assert_int_eq(report_parse_time("2023-11-14T23:13:20.5+01:00", &t),
-			 0);
+	ck_assert_int_eq(rfc3339_parse("2023-11-14T23:13:20.5+01:00", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC + SEC / 2);
-	ck_assert_int_eq(report_parse_time("2023-11-14T21:13:20-01:00", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("2023-11-14T21:13:20-01:00", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC);
 	/* '+' decoded as a space from an unescaped query string. */
-	ck_assert_int_eq(report_parse_time("2023-11-14T23:13:20 01:00", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("2023-11-14T23:13:20 01:00", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC);
-	ck_assert_int_eq(report_parse_time("1700000000", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("1700000000", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC);
-	ck_assert_int_eq(report_parse_time("1700000000.25", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("1700000000.25", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC + SEC / 4);
-	ck_assert_int_eq(report_parse_time("2024-02-29T00:00:00Z", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("2024-02-29T00:00:00Z", &t), 0);
 	const char *bad[] = { "",
 			      "now",
 			      "-5",
@@ -158,7 +158,7 @@ START_TEST(test_parse_time)
 			      "2023-11-14T22:13:20+1:00",
 			      "1969-12-31T23:59:59Z" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-		ck_assert_msg(report_parse_time(bad[i], &t) == -EINVAL,
+		ck_assert_msg(rfc3339_parse(bad[i], &t) == -EINVAL,
 			      "accepted '%s'", bad[i]);
 }
 END_TEST
