@@ -44,8 +44,8 @@ static void tick(struct report *rep, int64_t now, float pause, int every)
 		for (int p = 0; p < PORTS; p++) {
 			if ((d * PORTS + p) % every)
 				continue;
-			struct report_port rp = { .device = dl[d],
-						  .port = pl[p] };
+			struct rules_port_rates rp = { .device = dl[d],
+						       .port = pl[p] };
 			rp.pause_tx_s[3] = pause;
 			rp.pause_rx_s[3] = pause;
 			rp.ecn[3] = 100;

@@ -447,6 +447,16 @@ void alert_free(struct alert *a)
 	free(a);
 }
 
+static void out_incident(void *ctx, const struct rules_incident *in)
+{
+	alert_incident(ctx, in);
+}
+
+const struct rules_output_ops alert_output_ops = {
+	.name = "alertmanager",
+	.incident = out_incident,
+};
+
 void alert_get_stats(struct alert *a, struct alert_stats *out)
 {
 	pthread_mutex_lock(&a->lock);

@@ -26,6 +26,7 @@ struct health;
 struct rules;
 struct links;
 struct ident_table;
+struct report;
 struct json_t;
 
 #define API_CONTENT_TYPE "application/json"
@@ -41,8 +42,8 @@ struct api_param {
 	const char *value;
 };
 
-/* What a request reads. All borrowed; rules and links may be NULL
- * (their endpoints then list nothing), ident too (NIC rows of
+/* What a request reads. All borrowed; rules, links and report may be
+ * NULL (their endpoints then list nothing), ident too (NIC rows of
  * /api/v1/ports then have no netdev or RDMA fields). */
 struct api_ctx {
 	struct store *st;
@@ -50,6 +51,7 @@ struct api_ctx {
 	struct rules *rules;
 	struct links *links;
 	struct ident_table *ident;
+	struct report *report;
 };
 
 /* True if path is an API endpoint ("/api/v1/ports"), for 404 vs 405. */

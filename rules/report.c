@@ -353,7 +353,7 @@ static double amt(float rate, double dt)
 	return isfinite(rate) && rate > 0 ? rate * dt : 0;
 }
 
-void report_port(struct report *rep, const struct report_port *p)
+void report_port(struct report *rep, const struct rules_port_rates *p)
 {
 	double dt = rep->dt_s;
 	if (dt <= 0 || !rep->b_n)
@@ -435,6 +435,34 @@ void report_incident(struct report *rep, const struct rules_incident *in)
 	set_str(&h->summary, in->summary);
 	pthread_mutex_unlock(&rep->lock);
 }
+
+static void out_incident(void *ctx, const struct rules_incident *in)
+{
+	report_incident(ctx, in);
+}
+
+static void out_begin(void *ctx, int64_t now_ns)
+{
+	report_begin(ctx, now_ns);
+}
+
+static void out_port(void *ctx, const struct rules_port_rates *p)
+{
+	report_port(ctx, p);
+}
+
+static void out_end(void *ctx)
+{
+	report_end(ctx);
+}
+
+const struct rules_output_ops report_output_ops = {
+	.name = "report",
+	.incident = out_incident,
+	.tick_begin = out_begin,
+	.tick_port = out_port,
+	.tick_end = out_end,
+};
 
 size_t report_memory_bound(const struct report_opts *o)
 {

@@ -38,6 +38,7 @@
 
 #include "api.h"
 #include "buf.h"
+#include "rules.h"
 #include "store.h"
 
 #include <stdbool.h>
@@ -47,7 +48,7 @@
 struct report;
 struct rules_incident;
 
-#define REPORT_PRIOS 8
+#define REPORT_PRIOS RULES_PRIOS
 
 /* Defaults of the report: section (fabmon.yaml(5)). */
 #define REPORT_DEFAULT_WINDOW_NS (UINT64_C(24) * 3600 * 1000000000)
@@ -62,19 +63,6 @@ struct report_opts {
 	uint64_t max_records; /* per-(port, priority) records kept */
 	unsigned max_incidents;
 	uint8_t lossless_mask;
-};
-
-/* One port's per-second rates over the last tick (NaN or 0: none). */
-struct report_port {
-	store_label device, port;
-	bool is_nic;
-	/* Per priority. pause_*_s are fractions of time (s/s). */
-	float pause_tx_s[REPORT_PRIOS], pause_rx_s[REPORT_PRIOS];
-	float frames_tx[REPORT_PRIOS], frames_rx[REPORT_PRIOS];
-	float drops[REPORT_PRIOS], ecn[REPORT_PRIOS];
-	uint8_t has_ecn; /* bit p: the port has an ECN counter on p */
-	/* Per port (NICs). */
-	float ce, cnp_sent, cnp_handled, cnp_ignored, out_of_buffer;
 };
 
 /* A new empty report over st's labels. Never NULL. */
@@ -93,11 +81,16 @@ void report_configure(struct report *rep, const struct report_opts *o);
 void report_begin(struct report *rep, int64_t now_ns);
 /* Adds one port's rates x the tick's duration; between report_begin()
  * and report_end() only. */
-void report_port(struct report *rep, const struct report_port *p);
+void report_port(struct report *rep, const struct rules_port_rates *p);
 /* The end of the tick's feed: releases the lock. */
 void report_end(struct report *rep);
 /* An incident fired (fired_ns set) or resolved (resolved_ns set). */
 void report_incident(struct report *rep, const struct rules_incident *in);
+
+/* The report as an output of the engine (rules_set_outputs() with ctx
+ * the report): the hooks call report_begin/_port/_end and
+ * report_incident. */
+extern const struct rules_output_ops report_output_ops;
 
 /* Memory held now and at most (bytes). */
 void report_memory(const struct report *rep, size_t *now, size_t *bound);

@@ -50,7 +50,6 @@
 
 #include "rules.h"
 
-#include "alert.h"
 #include "cfg.h"
 #include "clock.h"
 #include "counters.h"
@@ -58,7 +57,6 @@
 #include "links.h"
 #include "log.h"
 #include "mem.h"
-#include "report.h"
 #include "store.h"
 #include "units.h"
 
@@ -171,7 +169,7 @@ struct vclass {
 	uint8_t sum;	/* readings add up (else the largest) */
 	uint8_t lossy;	/* a lossy priority's pause figure */
 	uint8_t pst;	/* its pause stamp's word; 0: none */
-	uint8_t report; /* a figure the report counts (feed_report) */
+	uint8_t report; /* a figure the report counts (feed_outputs) */
 	uint8_t link;	/* P_DOWN_TOTAL or P_LINK_UP (flap_rules) */
 	uint32_t hmask;
 };
@@ -454,9 +452,10 @@ struct rules {
 	uint64_t reads; /* series whose figures the last tick used */
 	double last_cpu_s;
 
-	/* Outputs (rules_set_outputs; borrowed). */
-	struct report *report;
-	struct alert *alert;
+	/* Outputs (rules_set_outputs; ctx borrowed). */
+	struct rules_output out[RULES_MAX_OUTPUTS];
+	size_t n_out;
+	bool feeds; /* an output takes the per-port feed */
 
 	/* Thread. */
 	pthread_t thread;
@@ -1870,19 +1869,18 @@ static bool origin_has_data(const struct rules *r, const struct inc *in)
 	return r->valid[p] & (in->kind == RULES_LINK_FLAP ? PV_FRESH : PV_RATE);
 }
 
-/* Outputs hook: an incident fired or resolved (report, alert). */
+/* Outputs hook: an incident fired or resolved (rules_output_ops). */
 static void notify_outputs(struct rules *r, const struct inc *in)
 {
-	if (!r->report && !r->alert)
+	if (!r->n_out)
 		return;
 	struct rules_incident p;
 	to_public(r, in, &p);
 	if (in->state == RULES_RESOLVED)
 		p.resolved_ns = in->last_true;
-	if (r->report)
-		report_incident(r->report, &p);
-	if (r->alert)
-		alert_incident(r->alert, &p);
+	for (size_t i = 0; i < r->n_out; i++)
+		if (r->out[i].ops->incident)
+			r->out[i].ops->incident(r->out[i].ctx, &p);
 	free_public(&p);
 }
 
@@ -2864,15 +2862,17 @@ static void rail_rules(struct rules *r, int64_t now)
 }
 
 /*
- * Outputs hook: this tick's per-port rates into the report's history
- * (ports with nothing to say are skipped). Pause seconds are the
- * ratios the rules use (duration counters, else frames at the link's
+ * Outputs hook: this tick's per-port rates into the outputs that take them (the
+ * report's history) (ports with nothing to say are skipped). Pause seconds are
+ * the ratios the rules use (duration counters, else frames at the link's
  * refresh rate).
  */
-static void feed_report(struct rules *r, int64_t now)
+static void feed_outputs(struct rules *r, int64_t now)
 {
-	report_begin(r->report, now);
-	struct report_port rp;
+	for (size_t i = 0; i < r->n_out; i++)
+		if (r->out[i].ops->tick_begin)
+			r->out[i].ops->tick_begin(r->out[i].ctx, now);
+	struct rules_port_rates rp;
 	for (uint32_t p = 0; p < r->n_ports; p++) {
 		/* Nothing the report counts is other than 0: it would be
 		 * skipped below. */
@@ -2917,27 +2917,29 @@ static void feed_report(struct rules *r, int64_t now)
 		rp.device = r->pdev[p];
 		rp.port = r->pname[p];
 		rp.is_nic = r->is_nic[p];
-		report_port(r->report, &rp);
+		for (size_t i = 0; i < r->n_out; i++)
+			if (r->out[i].ops->tick_port)
+				r->out[i].ops->tick_port(r->out[i].ctx, &rp);
 	}
-	report_end(r->report);
+	for (size_t i = 0; i < r->n_out; i++)
+		if (r->out[i].ops->tick_end)
+			r->out[i].ops->tick_end(r->out[i].ctx);
 }
 
-void rules_set_outputs(struct rules *r, struct report *rep, struct alert *al)
+void rules_set_outputs(struct rules *r, const struct rules_output *v, size_t n)
 {
+	if (n > RULES_MAX_OUTPUTS)
+		n = RULES_MAX_OUTPUTS;
 	pthread_mutex_lock(&r->lock);
-	r->report = rep;
-	r->alert = al;
+	r->n_out = 0;
+	r->feeds = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].ops)
+			continue;
+		r->out[r->n_out++] = v[i];
+		r->feeds |= v[i].ops->tick_port != NULL;
+	}
 	pthread_mutex_unlock(&r->lock);
-}
-
-struct report *rules_get_report(struct rules *r)
-{
-	if (!r)
-		return NULL;
-	pthread_mutex_lock(&r->lock);
-	struct report *rep = r->report;
-	pthread_mutex_unlock(&r->lock);
-	return rep;
 }
 
 void rules_tick(struct rules *r, int64_t now)
@@ -2965,8 +2967,8 @@ void rules_tick(struct rules *r, int64_t now)
 	target_rules(r, now);
 	rail_rules(r, now);
 	lifecycle(r, now);
-	if (r->report)
-		feed_report(r, now);
+	if (r->feeds)
+		feed_outputs(r, now);
 	r->ticks++;
 	r->last_cpu_s = thread_cpu_s() - cpu0;
 	pthread_mutex_unlock(&r->lock);

@@ -35,7 +35,8 @@ static void setup(void)
 		.lossless_mask = F.cfg->lossless_mask,
 	};
 	F.rep = report_new(F.st, &o);
-	rules_set_outputs(F.r, F.rep, NULL);
+	struct rules_output out = { &report_output_ops, F.rep };
+	rules_set_outputs(F.r, &out, 1);
 }
 
 static void teardown(void)
@@ -408,9 +409,9 @@ START_TEST(test_records_bound)
 	for (int t = 0; t <= 300; t++) {
 		report_begin(rep, BASE_NS + t * SEC);
 		for (int d = 0; d < 10; d++) {
-			struct report_port p = { .device = dev[d],
-						 .port = port,
-						 .is_nic = true };
+			struct rules_port_rates p = { .device = dev[d],
+						      .port = port,
+						      .is_nic = true };
 			p.pause_tx_s[3] = (float)(d + 1) / 100;
 			report_port(rep, &p);
 		}
@@ -486,8 +487,8 @@ START_TEST(test_memory_1000_switches)
 		report_begin(rep, BASE_NS + (int64_t)t * 60 * SEC + SEC);
 		for (int d = 0; d < SW; d++)
 			for (int p = 0; p < PORTS; p++) {
-				struct report_port rp = { .device = dl[d],
-							  .port = pl[p] };
+				struct rules_port_rates rp = { .device = dl[d],
+							       .port = pl[p] };
 				rp.pause_tx_s[3] = 0.5f;
 				rp.ecn[3] = 1;
 				rp.has_ecn = 1u << 3;
@@ -541,6 +542,7 @@ START_TEST(test_over_http)
 	char err[256];
 	struct http_server *h = http_new(F.st, NULL, NULL);
 	http_set_rules(h, F.r, F.l);
+	http_set_report(h, F.rep);
 	ck_assert_int_eq(
 	    http_add_listener(h, "127.0.0.1", "0", err, sizeof err), 0);
 	ck_assert_msg(http_start(h, err, sizeof err) == 0, "%s", err);
