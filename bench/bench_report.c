@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "report.h"
+#include "report_api.h"
 #include "store.h"
 
 #include <stdio.h>
@@ -110,7 +111,7 @@ int main(int argc, char **argv)
 	struct buf b;
 	buf_init(&b);
 	t0 = cpu_s();
-	int rc = report_serve(rep, NULL, 0, &b, now + 2 * SEC);
+	int rc = report_api_serve(rep, NULL, 0, &b, now + 2 * SEC);
 	double q = cpu_s() - t0;
 	printf("query over the whole window: %.1f ms CPU, %zu bytes, "
 	       "status %d\n",

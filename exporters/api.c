@@ -23,7 +23,7 @@
 #include "json.h"
 #include "mem.h"
 #include "ident.h"
-#include "report.h"
+#include "report_api.h"
 #include "rules.h"
 #include "store.h"
 
@@ -762,9 +762,9 @@ int api_serve(const struct api_ctx *ctx, const char *path,
 	if (strcmp(path, "/api/v1/report") == 0) {
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
-		return report_serve(ctx->report, params, n_params, out,
-				    (int64_t)now.tv_sec * 1000000000 +
-					now.tv_nsec);
+		return report_api_serve(ctx->report, params, n_params, out,
+					(int64_t)now.tv_sec * 1000000000 +
+					    now.tv_nsec);
 	}
 	if (strcmp(path, "/api/v1/targets") == 0) {
 		if ((rc = check_params(params, n_params, no_params, out)))

@@ -2,7 +2,8 @@
 # are the rule engine's outputs.
 libfabmon_a_SOURCES += \
 	exporters/incidents.c exporters/incidents.h \
-	exporters/alert.c exporters/alert.h
+	exporters/alert.c exporters/alert.h \
+	exporters/report_api.c exporters/report_api.h
 # The Alertmanager pusher posts with libcurl.
 libfabmon_a_CFLAGS += $(CURL_CFLAGS)
 FABMON_LIBS += $(CURL_LIBS)

@@ -2,14 +2,15 @@
  * check_report: the validation report's history (rules/report.c) fed by
  * the real rule engine on constructed store contents over an injected
  * clock (tests/rules_fixture.h, as check_rules: each step adds rate x
- * 1 s to the raw counters and ticks), then read through report_serve() and over
- * real HTTP on loopback. Also the time parser, the parameter errors and the
- * memory bound at 1,000 switches x 64 ports.
+ * 1 s to the raw counters and ticks), then read through report_api_serve() and
+ * over real HTTP on loopback. Also the time parser, the parameter errors and
+ * the memory bound at 1,000 switches x 64 ports.
  */
 #include "config.h"
 
 #include "buf.h"
 #include "http.h"
+#include "report_api.h"
 #include "rfc3339.h"
 #include "rules_fixture.h"
 
@@ -61,7 +62,7 @@ static json_t *query(int *status, ...)
 	va_end(ap);
 	struct buf b;
 	buf_init(&b);
-	*status = report_serve(F.rep, p, n, &b, treal(NULL));
+	*status = report_api_serve(F.rep, p, n, &b, treal(NULL));
 	json_error_t je;
 	json_t *doc = json_loadb(b.data, b.len, 0, &je);
 	ck_assert_msg(doc, "%s: %.*s", je.text, (int)b.len, b.data);
@@ -353,7 +354,7 @@ START_TEST(test_bad_parameters)
 	/* No report at all: an empty, incomplete report. */
 	struct buf b;
 	buf_init(&b);
-	ck_assert_int_eq(report_serve(NULL, NULL, 0, &b, BASE_NS), 200);
+	ck_assert_int_eq(report_api_serve(NULL, NULL, 0, &b, BASE_NS), 200);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"verdict\":\"warn\""));
 	buf_fini(&b);
 }
@@ -421,7 +422,8 @@ START_TEST(test_records_bound)
 	buf_init(&b);
 	struct api_param q[] = { { "from", "1700000000" },
 				 { "to", "1700000300" } };
-	ck_assert_int_eq(report_serve(rep, q, 2, &b, BASE_NS + 300 * SEC), 200);
+	ck_assert_int_eq(report_api_serve(rep, q, 2, &b, BASE_NS + 300 * SEC),
+			 200);
 	json_t *doc = json_loadb(b.data, b.len, 0, NULL);
 	ck_assert_ptr_nonnull(doc);
 	/* Totals: 300 s x sum(0.01..0.10) = 165 s. */
