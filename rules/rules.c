@@ -776,6 +776,32 @@ static int64_t stale_after(unsigned intervals, uint32_t interval_ms)
 	return (int64_t)intervals * interval_ms;
 }
 
+/* A new tick: every block's has-bits are old (see vblk), no port has
+ * been seen. */
+static void reset_view(struct rules *r)
+{
+	if (++r->vtick == 0)
+		r->vtick = 1;
+	if (r->n_ports) {
+		memset(r->valid, 0, r->n_ports);
+		for (uint32_t p = 0; p < r->n_ports; p++) {
+			r->plast[p] = INT64_MIN;
+			r->page[p] = INT64_MAX;
+		}
+	}
+}
+
+/* What flap_rules compares with: a link figure x of m's port that
+ * differs from the last seen (ports whose link did not move and that
+ * flapped in no window are not visited). */
+static inline bool link_moved(const struct rules *r, const struct slot_map *m,
+			      float x)
+{
+	return m->cls == VCLS_PORT + P_DOWN_TOTAL
+		   ? !r->down_seen[m->port] || x != r->down_last[m->port]
+		   : (x > 0.5f) != (r->link_last[m->port] == 1);
+}
+
 /*
  * One pass over the store's figures (lock-free, see store.h) into the
  * view; full: compare every slot's generation with its classification.
@@ -797,16 +823,7 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 	uint32_t iv = def_iv;
 	bool stale = true;
 
-	/* A new tick: every block's has-bits are old (see vblk). */
-	if (++r->vtick == 0)
-		r->vtick = 1;
-	if (r->n_ports) {
-		memset(r->valid, 0, r->n_ports);
-		for (uint32_t p = 0; p < r->n_ports; p++) {
-			r->plast[p] = INT64_MIN;
-			r->page[p] = INT64_MAX;
-		}
-	}
+	reset_view(r);
 	const struct store_fig *fg = NULL;
 	uint32_t left = 0;
 	/* The port at hand: its series are mostly in a row; what they
@@ -899,12 +916,7 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 		}
 		if (vc->report && x != 0)
 			cval |= PV_ACTIVE;
-		/* What flap_rules compares with: ports whose link did not
-		 * move and that flapped in no window are not visited. */
-		if (vc->link &&
-		    (m->cls == VCLS_PORT + P_DOWN_TOTAL
-			 ? !r->down_seen[m->port] || x != r->down_last[m->port]
-			 : (x > 0.5f) != (r->link_last[m->port] == 1)))
+		if (vc->link && link_moved(r, m, x))
 			cval |= PV_LINK;
 		apply(r, m, vc, x, age, iv);
 	}

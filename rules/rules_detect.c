@@ -68,7 +68,9 @@ static uint32_t busiest_egress(const struct rules *r, uint32_t d, int q)
 }
 
 /* ecn_after_pfc and lossless_drop at priority q (rules_weights() done). */
-void rules_queue_rules(struct rules *r, int q, int64_t now)
+/* ECN after PFC: a device that pauses a peer on q while none of its
+ * queues marks ECN (its ECN threshold sits above Xoff). */
+static void ecn_after_pfc_rules(struct rules *r, int q, int64_t now)
 {
 	struct cand *c = &r->cand;
 	float thr = (float)r->c.r.ecn_pause_ratio;
@@ -140,9 +142,14 @@ void rules_queue_rules(struct rules *r, int q, int64_t now)
 		rules_assert_inc(r, RULES_ECN_AFTER_PFC, r->pdev[origin],
 				 r->pname[origin], q, best_pw, now, c);
 	}
+}
 
-	/* Drops on the lossless priority: a switch is one incident per
-	 * device, a NIC one per port. */
+/* Drops on the lossless priority: a switch is one incident per device,
+ * a NIC one per port. */
+static void drop_rules(struct rules *r, int q, int64_t now)
+{
+	struct cand *c = &r->cand;
+
 	for (uint32_t p = 0; p < r->n_ports; p++) {
 		/* Drops, and the pause that makes discards drops, are
 		 * figures other than 0 that the report counts. */
@@ -207,6 +214,12 @@ void rules_queue_rules(struct rules *r, int q, int64_t now)
 		rules_assert_inc(r, RULES_LOSSLESS_DROP, dev, port, q, drops,
 				 now, c);
 	}
+}
+
+void rules_queue_rules(struct rules *r, int q, int64_t now)
+{
+	ecn_after_pfc_rules(r, q, now);
+	drop_rules(r, q, now);
 }
 
 void rules_lossy_rules(struct rules *r, int64_t now)

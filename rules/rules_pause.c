@@ -322,20 +322,13 @@ static bool onset_settled(const struct rules *r, uint32_t d, int q)
 	return true;
 }
 
-void rules_pause_rules(struct rules *r, int q, int64_t now)
+/* Roots: ports pausing on q whose device is not paused. A root's pause
+ * tree is a PFC storm (the root held paused) or congestion spreading
+ * (the tree reaches spreading_hops). */
+static void root_rules(struct rules *r, int q, int64_t now, float thr,
+		       uint32_t root_stamp)
 {
 	struct cand *c = &r->cand;
-	float thr = (float)r->c.r.pause_ratio;
-
-	rules_weights(r, q);
-	track_onsets(r, q, thr);
-	r->stamp++;
-	if (r->stamp == 0) {
-		memset(r->dstamp, 0, r->n_devs * sizeof *r->dstamp);
-		r->stamp = 1;
-	}
-	uint32_t root_stamp = r->stamp;
-	/* Roots: pausing, not paused. */
 	for (uint32_t p = 0; p < r->n_ports; p++) {
 		if (r->pw[p] < thr)
 			continue;
@@ -422,8 +415,84 @@ void rules_pause_rules(struct rules *r, int q, int64_t now)
 					 r->pdev[origin], r->pname[origin], q,
 					 depth, now, c);
 	}
+}
 
-	/* Paused devices no root reached: look for cycles among them. */
+/*
+ * A cycle of paused devices is on the DFS stack from from to sp - 1
+ * (stk_via: the port of each that pauses the next): marks its members
+ * for queue_rules and asserts a deadlock when every member is stuck.
+ */
+static void on_cycle(struct rules *r, int q, int64_t now, size_t from,
+		     size_t sp)
+{
+	struct cand *c = &r->cand;
+	bool stuck = true;
+	uint32_t first = r->stk_via[from];
+	/* How long every member has been stuck: a window
+	 * without progress, or a pause still on at its sample
+	 * (its tail: no progress since it began). */
+	float held = INFINITY;
+	for (size_t i = from; i < sp; i++) {
+		uint32_t m = r->stk_via[i];
+		bool progress =
+		    phas(r, m, q, F_TX_PKTS)
+			? pval(r, m, q, F_TX_PKTS) > r->c.r.deadlock_progress
+			: r->dw[m] < r->c.r.storm_ratio;
+		float mh = progress ? 0 : (float)r->c.window_ns / 1e9f;
+		if (r->dt[m] > mh)
+			mh = r->dt[m];
+		progress = !(mh > 0);
+		if (mh > 0 && mh < held)
+			held = mh;
+		if (progress)
+			stuck = false;
+		int cmp = strcmp(rules_lbl(r, r->pdev[m]),
+				 rules_lbl(r, r->pdev[first]));
+		if (cmp < 0 ||
+		    (cmp == 0 && strcmp(rules_lbl(r, r->pname[m]),
+					rules_lbl(r, r->pname[first])) < 0))
+			first = m;
+	}
+	/* Every cycle's members, stuck or still moving,
+	 * for the drops it causes (queue_rules). */
+	for (size_t i = from; i < sp; i++) {
+		r->cycle_at[r->stk_via[i]] = now;
+		r->cycle_key[r->stk_via[i]] = first;
+	}
+	if (!stuck)
+		return;
+	/* A cycle forms when rerouting after a link failure
+	 * bounces traffic back up (TAGGER's 1-bounce paths):
+	 * the most recent link failure on the cycle's
+	 * switches is where it started. */
+	int64_t down_t = 0;
+	uint32_t cause = deadlock_cause(r, from, sp, now, &down_t);
+	uint32_t origin = cause != NONE ? cause : first;
+	rules_cand_reset(c);
+	c->held_ns = (int64_t)(held * 1e9);
+	rules_cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+	float minw = 1;
+	for (size_t i = from; i < sp; i++) {
+		uint32_t m = r->stk_via[i];
+		if (r->dw[m] < minw)
+			minw = r->dw[m];
+		if (m != origin)
+			rules_cand_sub(r, c, m, 0, q, RULES_ROLE_MEMBER, 0, 1);
+		rules_cand_ev(r, c, "pause_ratio_rx", m, r->dw[m]);
+	}
+	rules_cand_ev(r, c, "cycle_length", NONE, (double)(sp - from));
+	if (cause != NONE)
+		rules_cand_ev(r, c, "link_down_seconds_ago", cause,
+			      (double)(now - down_t) / 1e9);
+	rules_assert_inc(r, RULES_PFC_DEADLOCK, r->pdev[origin],
+			 r->pname[origin], q, minw, now, c);
+}
+
+/* Paused devices no root reached: look for cycles among them (a DFS
+ * over the devices, colours white/grey/black). */
+static void cycle_rules(struct rules *r, int q, int64_t now, float thr,
+			uint32_t root_stamp)
+{
 	for (uint32_t d = 0; d < r->n_devs; d++)
 		r->dcolour[d] = 0;
 	for (uint32_t d0 = 0; d0 < r->n_devs; d0++) {
@@ -462,75 +531,23 @@ void rules_pause_rules(struct rules *r, int q, int64_t now)
 			size_t from = sp - 1;
 			while (r->stk_dev[from] != e)
 				from--;
-			bool stuck = true;
-			uint32_t first = r->stk_via[from];
-			/* How long every member has been stuck: a window
-			 * without progress, or a pause still on at its sample
-			 * (its tail: no progress since it began). */
-			float held = INFINITY;
-			for (size_t i = from; i < sp; i++) {
-				uint32_t m = r->stk_via[i];
-				bool progress =
-				    phas(r, m, q, F_TX_PKTS)
-					? pval(r, m, q, F_TX_PKTS) >
-					      r->c.r.deadlock_progress
-					: r->dw[m] < r->c.r.storm_ratio;
-				float mh =
-				    progress ? 0 : (float)r->c.window_ns / 1e9f;
-				if (r->dt[m] > mh)
-					mh = r->dt[m];
-				progress = !(mh > 0);
-				if (mh > 0 && mh < held)
-					held = mh;
-				if (progress)
-					stuck = false;
-				int cmp = strcmp(rules_lbl(r, r->pdev[m]),
-						 rules_lbl(r, r->pdev[first]));
-				if (cmp < 0 ||
-				    (cmp == 0 &&
-				     strcmp(rules_lbl(r, r->pname[m]),
-					    rules_lbl(r, r->pname[first])) < 0))
-					first = m;
-			}
-			/* Every cycle's members, stuck or still moving,
-			 * for the drops it causes (queue_rules). */
-			for (size_t i = from; i < sp; i++) {
-				r->cycle_at[r->stk_via[i]] = now;
-				r->cycle_key[r->stk_via[i]] = first;
-			}
-			if (!stuck)
-				continue;
-			/* A cycle forms when rerouting after a link failure
-			 * bounces traffic back up (TAGGER's 1-bounce paths):
-			 * the most recent link failure on the cycle's
-			 * switches is where it started. */
-			int64_t down_t = 0;
-			uint32_t cause =
-			    deadlock_cause(r, from, sp, now, &down_t);
-			uint32_t origin = cause != NONE ? cause : first;
-			rules_cand_reset(c);
-			c->held_ns = (int64_t)(held * 1e9);
-			rules_cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN,
-				       -1, 0);
-			float minw = 1;
-			for (size_t i = from; i < sp; i++) {
-				uint32_t m = r->stk_via[i];
-				if (r->dw[m] < minw)
-					minw = r->dw[m];
-				if (m != origin)
-					rules_cand_sub(r, c, m, 0, q,
-						       RULES_ROLE_MEMBER, 0, 1);
-				rules_cand_ev(r, c, "pause_ratio_rx", m,
-					      r->dw[m]);
-			}
-			rules_cand_ev(r, c, "cycle_length", NONE,
-				      (double)(sp - from));
-			if (cause != NONE)
-				rules_cand_ev(r, c, "link_down_seconds_ago",
-					      cause,
-					      (double)(now - down_t) / 1e9);
-			rules_assert_inc(r, RULES_PFC_DEADLOCK, r->pdev[origin],
-					 r->pname[origin], q, minw, now, c);
+			on_cycle(r, q, now, from, sp);
 		}
 	}
+}
+
+void rules_pause_rules(struct rules *r, int q, int64_t now)
+{
+	float thr = (float)r->c.r.pause_ratio;
+
+	rules_weights(r, q);
+	track_onsets(r, q, thr);
+	r->stamp++;
+	if (r->stamp == 0) {
+		memset(r->dstamp, 0, r->n_devs * sizeof *r->dstamp);
+		r->stamp = 1;
+	}
+	uint32_t root_stamp = r->stamp;
+	root_rules(r, q, now, thr, root_stamp);
+	cycle_rules(r, q, now, thr, root_stamp);
 }
