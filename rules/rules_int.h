@@ -515,31 +515,53 @@ static inline bool port_present(const struct rules *r, uint32_t p)
 
 #define DEV_PORTS(r, d) (&(r)->dev_ports[(r)->dev_first[d]])
 
-/* rules_incident.c: names, candidates, incidents and outputs. */
+/*
+ * rules_incident.c: candidates, incidents and outputs. All under the
+ * engine's lock.
+ */
+/* Frees what a public incident copy holds and zeroes it. */
 void rules_free_public(struct rules_incident *p);
+/* The only lossless priority, or -1 when there are none or several. */
 int rules_single_lossless(const struct rules *r);
+/* Empties candidate c (scratch, reused) for the next detection. */
 void rules_cand_reset(struct cand *c);
+/* Adds a subject (port, else device dev) with its role, parent index
+ * and depth; returns its index, or -1 when c is full. */
 int rules_cand_sub(struct rules *r, struct cand *c, uint32_t port,
 		   store_label dev, int prio, enum rules_role role, int parent,
 		   unsigned depth);
+/* True if port is already a subject of c. */
 bool rules_cand_has(const struct cand *c, uint32_t port);
+/* Adds evidence name = v, of port (NONE: of the incident). */
 void rules_cand_ev(struct rules *r, struct cand *c, const char *name,
 		   uint32_t port, double v);
+/* The string of a store label ("" when unknown); the store's. */
 const char *rules_lbl(const struct rules *r, store_label l);
+/* The arrival (ms) of the data that shows c's condition. */
 int64_t rules_data_ms(const struct rules *r, const struct cand *c);
+/* The condition of (kind, origin) holds now with score and c's
+ * subjects (c->subs[0] the origin) and evidence. */
 void rules_assert_inc(struct rules *r, enum rules_kind k, store_label dev,
 		      store_label port, int prio, double score, int64_t now,
 		      const struct cand *c);
+/* After the detections: pending -> firing -> resolved, outputs told. */
 void rules_lifecycle(struct rules *r, int64_t now);
+/* This tick's per-port rates into the outputs that take them. */
 void rules_feed_outputs(struct rules *r, int64_t now);
 
 /* rules_pause.c: the pause graph and its detections. */
+/* Pausing / paused weights of every port at priority q. */
 void rules_weights(struct rules *r, int q);
+/* The pause tree from root device d into r->cand; returns its depth in
+ * hops. The origin (subject 0) is chosen by the caller. */
 unsigned rules_pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
 			  bool origin_pausing);
+/* PFC storms, congestion spreading and deadlocks on priority q. */
 void rules_pause_rules(struct rules *r, int q, int64_t now);
 
-/* rules_detect.c: the other detections. */
+/* rules_detect.c: the other detections, each over the view at now. */
+/* ECN after PFC and lossless drops on priority q (after
+ * rules_pause_rules, whose cycles it reads). */
 void rules_queue_rules(struct rules *r, int q, int64_t now);
 void rules_lossy_rules(struct rules *r, int64_t now);
 void rules_nic_rules(struct rules *r, int64_t now);

@@ -2,9 +2,10 @@
  * check_report: the validation report's history (rules/report.c) fed by
  * the real rule engine on constructed store contents over an injected
  * clock (tests/rules_fixture.h, as check_rules: each step adds rate x
- * 1 s to the raw counters and ticks), then read through report_api_serve() and
- * over real HTTP on loopback. Also the time parser, the parameter errors and
- * the memory bound at 1,000 switches x 64 ports.
+ * 1 s to the raw counters and ticks), then read through report_api_serve()
+ * (exporters/report_api.c) and over real HTTP on loopback. Also the time
+ * parser, the parameter errors and the memory bound at 1,000 switches x 64
+ * ports.
  */
 #include "config.h"
 
