@@ -2,6 +2,7 @@
 # tests link.
 libfabmon_a_SOURCES += rules/rules.c rules/rules.h rules/rules_int.h \
 	rules/rules_incident.c rules/rules_pause.c rules/rules_detect.c \
+	rules/rules_thread.c \
 	rules/report.c rules/report.h \
 	rules/cfg_alert.c rules/cfg_alert.h \
 	rules/cfg_rules.c rules/cfg_rules.h

@@ -5,12 +5,13 @@
  * calls in another. Nothing outside rules/ includes it.
  *
  * The pieces: rules.c (configuration, the view and the scan of the
- * store, the ratios, the tick and its thread), rules_incident.c
- * (names, candidates, the incident lifecycle, the outputs and
- * snapshots), rules_pause.c (the per-priority pause graph: weights,
- * pause trees, onsets, storms, spreading and deadlocks) and
- * rules_detect.c (the other detections: queues, lossy priorities,
- * NICs, flaps, targets, rails). All run under the engine's lock.
+ * store, the ratios, the tick), rules_incident.c (names, candidates,
+ * the incident lifecycle, the outputs and snapshots), rules_pause.c
+ * (the per-priority pause graph: weights, pause trees, onsets, storms,
+ * spreading and deadlocks), rules_detect.c (the other detections:
+ * queues, lossy priorities, NICs, flaps, targets, rails) and
+ * rules_thread.c (the tick thread and its kicks). Everything but the
+ * thread's wait and the kicks runs under the engine's lock.
  *
  * The view's accessors are static inline here so that the hot loops
  * (the scan, the detections) still inline them across the pieces.
