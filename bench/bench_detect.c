@@ -262,7 +262,8 @@ int main(int argc, char **argv)
 				   .max_incidents = c->report.max_incidents,
 				   .lossless_mask = c->lossless_mask };
 	struct report *rep = report_new(st, &rpo);
-	rules_set_outputs(r, rep, NULL);
+	struct rules_output out = { &report_output_ops, rep };
+	rules_set_outputs(r, &out, 1);
 	double *cpu = calloc(rounds, sizeof *cpu);
 	double *wall = calloc(rounds, sizeof *wall);
 

@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "report.h"
+#include "report_api.h"
 #include "store.h"
 
 #include <stdio.h>
@@ -44,8 +45,8 @@ static void tick(struct report *rep, int64_t now, float pause, int every)
 		for (int p = 0; p < PORTS; p++) {
 			if ((d * PORTS + p) % every)
 				continue;
-			struct report_port rp = { .device = dl[d],
-						  .port = pl[p] };
+			struct rules_port_rates rp = { .device = dl[d],
+						       .port = pl[p] };
 			rp.pause_tx_s[3] = pause;
 			rp.pause_rx_s[3] = pause;
 			rp.ecn[3] = 100;
@@ -110,7 +111,7 @@ int main(int argc, char **argv)
 	struct buf b;
 	buf_init(&b);
 	t0 = cpu_s();
-	int rc = report_serve(rep, NULL, 0, &b, now + 2 * SEC);
+	int rc = report_api_serve(rep, NULL, 0, &b, now + 2 * SEC);
 	double q = cpu_s() - t0;
 	printf("query over the whole window: %.1f ms CPU, %zu bytes, "
 	       "status %d\n",

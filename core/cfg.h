@@ -191,7 +191,7 @@ struct cfg_topology {
 	uint64_t lldp_ttl_ns; /* LLDP neighbours age out after this */
 };
 
-/* Alertmanager push (alertmanager: section; rules/alert.h). */
+/* Alertmanager push (alertmanager: section; exporters/alert.h). */
 struct cfg_alert {
 	char *url;	     /* base URL (http or https); NULL: no push */
 	uint64_t resend_ns;  /* re-send firing alerts this often (1m) */

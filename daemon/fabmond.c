@@ -178,6 +178,7 @@ static int start_http(struct daemon *d)
 	};
 	d->http = http_new(d->store, d->health, &ho);
 	http_set_rules(d->http, d->rules, d->links);
+	http_set_report(d->http, d->report);
 	http_set_alert_meter(d->http, d->alert_meter);
 	http_set_ident(d->http, d->ident);
 	for (size_t i = 0; i < d->cfg->n_listen; i++) {
@@ -258,6 +259,18 @@ static struct alert *start_alert(struct alert_meter *m, const struct cfg *c)
 	return a;
 }
 
+/* The engine's outputs: the report's history and, if configured, the
+ * Alertmanager pusher. */
+static void set_outputs(struct daemon *d)
+{
+	struct rules_output out[2];
+	size_t n = 0;
+	out[n++] = (struct rules_output){ &report_output_ops, d->report };
+	if (d->alert)
+		out[n++] = (struct rules_output){ &alert_output_ops, d->alert };
+	rules_set_outputs(d->rules, out, n);
+}
+
 static void reload(struct daemon *d, const struct fabmond_opts *o)
 {
 	char err[1024];
@@ -283,10 +296,10 @@ static void reload(struct daemon *d, const struct fabmond_opts *o)
 	report_opts_of(nc, &ro);
 	report_configure(d->report, &ro);
 	if (!alert_cfg_equal(&old->alert, &nc->alert)) {
-		struct alert *na = start_alert(d->alert_meter, nc);
-		rules_set_outputs(d->rules, d->report, na);
-		alert_free(d->alert);
-		d->alert = na;
+		struct alert *old_alert = d->alert;
+		d->alert = start_alert(d->alert_meter, nc);
+		set_outputs(d);
+		alert_free(old_alert);
 	}
 	if (!same_listen(old, nc))
 		log_warn("http", "listen addresses changed: they take effect "
@@ -400,7 +413,7 @@ int fabmond_run(const struct fabmond_opts *o)
 	d.report = report_new(d.store, &ro);
 	d.alert_meter = alert_meter_new();
 	d.alert = start_alert(d.alert_meter, d.cfg);
-	rules_set_outputs(d.rules, d.report, d.alert);
+	set_outputs(&d);
 	/* The engine ticks as samples arrive (collectors stop before it
 	 * is freed, so the hook never outlives it). */
 	health_set_updated_hook(d.health, kick_rules, d.rules);

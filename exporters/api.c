@@ -20,9 +20,10 @@
 #include "counters.h"
 #include "health.h"
 #include "incidents.h"
+#include "json.h"
 #include "mem.h"
 #include "ident.h"
-#include "report.h"
+#include "report_api.h"
 #include "rules.h"
 #include "store.h"
 
@@ -197,41 +198,6 @@ static const char *label_name(const struct store *st, store_label id)
 	return s ? s : "";
 }
 
-/*
- * A JSON string of s. jansson wants UTF-8; names come from config files
- * and query strings, so anything else is made ASCII ('?' for each byte
- * >= 0x80) rather than failing the response.
- */
-static json_t *json_str(const char *s)
-{
-	json_t *j = json_string(s);
-	if (j)
-		return j;
-	char *copy = xstrdup(s);
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
-	return j ? j : json_null();
-}
-
-/* A JSON number, integral when v is; null when v is not finite. */
-static json_t *json_num(double v)
-{
-	if (!isfinite(v))
-		return json_null();
-	if (v == trunc(v) && fabs(v) < 9007199254740992.0)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-static json_t *json_u64(uint64_t v)
-{
-	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX
-						    : (json_int_t)v);
-}
-
 static int dump_cb(const char *s, size_t n, void *data)
 {
 	struct buf *b = data;
@@ -239,8 +205,7 @@ static int dump_cb(const char *s, size_t n, void *data)
 	return b->failed ? -1 : 0;
 }
 
-/* Appends j (stolen) and a newline to out; 0 or -ENOMEM. */
-static int put_json(struct buf *out, json_t *j)
+int api_put_json(struct buf *out, json_t *j)
 {
 	if (!j)
 		return -ENOMEM;
@@ -257,7 +222,7 @@ void api_put_error(struct buf *out, const char *reason)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "error", json_str(reason));
-	put_json(out, j);
+	api_put_json(out, j);
 }
 
 /* A 400 response naming the problem; returns 400 or -ENOMEM. */
@@ -342,7 +307,7 @@ static int serve_targets(const struct api_ctx *ctx, struct buf *out)
 	health_snapshot_free(v, n);
 	json_t *root = json_object();
 	json_object_set_new(root, "targets", arr);
-	return put_json(out, root) < 0 ? -ENOMEM : 200;
+	return api_put_json(out, root) < 0 ? -ENOMEM : 200;
 }
 
 static int serve_status(const struct api_ctx *ctx, struct buf *out)
@@ -388,7 +353,7 @@ static int serve_status(const struct api_ctx *ctx, struct buf *out)
 		json_object_set_new(root, "targets", json_integer((int)n));
 		json_object_set_new(root, "targets_up", json_integer((int)up));
 	}
-	return put_json(out, root) < 0 ? -ENOMEM : 200;
+	return api_put_json(out, root) < 0 ? -ENOMEM : 200;
 }
 
 static size_t key_hash(uint64_t key, size_t slots)
@@ -765,7 +730,7 @@ static int serve_ports(const struct api_ctx *ctx, const struct api_param *p,
 	json_t *root = json_object();
 	json_object_set_new(root, "total_ports", json_integer((int64_t)kept));
 	json_object_set_new(root, "ports", arr);
-	return put_json(out, root) < 0 ? -ENOMEM : 200;
+	return api_put_json(out, root) < 0 ? -ENOMEM : 200;
 }
 
 static const char *const api_paths[] = {
@@ -797,10 +762,9 @@ int api_serve(const struct api_ctx *ctx, const char *path,
 	if (strcmp(path, "/api/v1/report") == 0) {
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
-		return report_serve(rules_get_report(ctx->rules), params,
-				    n_params, out,
-				    (int64_t)now.tv_sec * 1000000000 +
-					now.tv_nsec);
+		return report_api_serve(ctx->report, params, n_params, out,
+					(int64_t)now.tv_sec * 1000000000 +
+					    now.tv_nsec);
 	}
 	if (strcmp(path, "/api/v1/targets") == 0) {
 		if ((rc = check_params(params, n_params, no_params, out)))

@@ -26,6 +26,8 @@ struct health;
 struct rules;
 struct links;
 struct ident_table;
+struct report;
+struct json_t;
 
 #define API_CONTENT_TYPE "application/json"
 
@@ -40,8 +42,8 @@ struct api_param {
 	const char *value;
 };
 
-/* What a request reads. All borrowed; rules and links may be NULL
- * (their endpoints then list nothing), ident too (NIC rows of
+/* What a request reads. All borrowed; rules, links and report may be
+ * NULL (their endpoints then list nothing), ident too (NIC rows of
  * /api/v1/ports then have no netdev or RDMA fields). */
 struct api_ctx {
 	struct store *st;
@@ -49,6 +51,7 @@ struct api_ctx {
 	struct rules *rules;
 	struct links *links;
 	struct ident_table *ident;
+	struct report *report;
 };
 
 /* True if path is an API endpoint ("/api/v1/ports"), for 404 vs 405. */
@@ -62,6 +65,11 @@ bool api_path_known(const char *path);
  */
 int api_serve(const struct api_ctx *ctx, const char *path,
 	      const struct api_param *params, size_t n_params, struct buf *out);
+
+/* Appends j (stolen; NULL: jansson ran out of memory) as compact JSON
+ * (reals with 15 significant digits) and a newline to out. 0 or
+ * -ENOMEM. */
+int api_put_json(struct buf *out, struct json_t *j);
 
 /* Appends {"error": reason} to out (reason may hold any bytes). */
 void api_put_error(struct buf *out, const char *reason);

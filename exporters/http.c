@@ -70,6 +70,7 @@ struct http_server {
 	struct health *h;
 	struct rules *rules; /* NULL: no engine */
 	struct links *links;
+	struct report *report;		 /* NULL: none */
 	struct alert_meter *alert_meter; /* NULL: none */
 	struct ident_table *ident;	 /* NULL: none */
 	unsigned threads;
@@ -457,6 +458,7 @@ static enum MHD_Result serve_api(struct http_server *s,
 		.rules = s->rules,
 		.links = s->links,
 		.ident = s->ident,
+		.report = s->report,
 	};
 	struct buf b;
 	buf_init(&b);
@@ -604,6 +606,11 @@ void http_set_rules(struct http_server *s, struct rules *rules,
 {
 	s->rules = rules;
 	s->links = links;
+}
+
+void http_set_report(struct http_server *s, struct report *rep)
+{
+	s->report = rep;
 }
 
 void http_set_alert_meter(struct http_server *s, struct alert_meter *m)

@@ -26,6 +26,7 @@ struct store;
 struct health;
 struct rules;
 struct links;
+struct report;
 struct alert_meter;
 struct ident_table;
 
@@ -80,6 +81,10 @@ unsigned http_listener_port(const struct http_server *s, size_t i);
  */
 void http_set_rules(struct http_server *s, struct rules *rules,
 		    struct links *links);
+
+/* Serves /api/v1/report from rep (borrowed; it must outlive the
+ * server; NULL: a report of nothing). Call before http_start. */
+void http_set_report(struct http_server *s, struct report *rep);
 
 /* Shows the Alertmanager pusher's figures (fabmon_alertmanager_*) on
  * /metrics (borrowed; it must outlive the server). Before http_start. */

@@ -13,6 +13,7 @@
 
 #include "incidents.h"
 
+#include "json.h"
 #include "links.h"
 #include "mem.h"
 #include "rules.h"
@@ -24,33 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-	if (j)
-		return j;
-	/* Not UTF-8: make it ASCII rather than fail the response. */
-	char *c = xstrdup(s);
-	for (char *p = c; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	j = json_string(c);
-	free(c);
-	return j ? j : json_null();
-}
-
-static json_t *jnum(double v)
-{
-	if (!isfinite(v))
-		return json_null();
-	if (v == trunc(v) && fabs(v) < 9007199254740992.0)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
 static json_t *jtime(int64_t ns)
 {
-	return ns ? jnum((double)ns / 1e9) : json_null();
+	return ns ? json_secs(ns) : json_null();
 }
 
 static json_t *jprio(int p)
@@ -58,24 +35,10 @@ static json_t *jprio(int p)
 	return p >= 0 ? json_integer(p) : json_null();
 }
 
-static int dump_cb(const char *s, size_t n, void *data)
-{
-	struct buf *b = data;
-	buf_append(b, s, n);
-	return b->failed ? -1 : 0;
-}
-
 static int put_json(struct buf *out, json_t *j, int status)
 {
-	if (!j)
-		return -ENOMEM;
-	int rc = json_dump_callback(j, dump_cb, out,
-				    JSON_COMPACT | JSON_REAL_PRECISION(15));
-	json_decref(j);
-	if (rc < 0 || out->failed)
-		return -ENOMEM;
-	buf_putc(out, '\n');
-	return out->failed ? -ENOMEM : status;
+	int rc = api_put_json(out, j);
+	return rc < 0 ? rc : status;
 }
 
 static int error(struct buf *out, int status, const char *fmt, ...)
@@ -95,9 +58,9 @@ static int error(struct buf *out, int status, const char *fmt, ...)
 static json_t *subject_json(const struct rules_subject *s)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "device", jstr(s->device));
+	json_object_set_new(o, "device", json_str(s->device));
 	json_object_set_new(o, "port",
-			    s->port[0] ? jstr(s->port) : json_null());
+			    s->port[0] ? json_str(s->port) : json_null());
 	json_object_set_new(o, "priority", jprio(s->priority));
 	json_object_set_new(o, "role", json_string(rules_role_name(s->role)));
 	json_object_set_new(o, "depth", json_integer(s->depth));
@@ -131,18 +94,18 @@ static json_t *incident_json(const struct rules_incident *in)
 	if (in->n_subjects) {
 		const struct rules_subject *s = &in->subjects[0];
 		json_t *org = json_object();
-		json_object_set_new(org, "device", jstr(s->device));
-		json_object_set_new(org, "port",
-				    s->port[0] ? jstr(s->port) : json_null());
+		json_object_set_new(org, "device", json_str(s->device));
+		json_object_set_new(
+		    org, "port", s->port[0] ? json_str(s->port) : json_null());
 		json_object_set_new(org, "priority", jprio(in->priority));
 		json_object_set_new(o, "origin", org);
 	}
-	json_object_set_new(o, "summary", jstr(in->summary));
+	json_object_set_new(o, "summary", json_str(in->summary));
 	json_object_set_new(o, "started_seconds", jtime(in->started_ns));
 	json_object_set_new(o, "fired_seconds", jtime(in->fired_ns));
 	json_object_set_new(o, "resolved_seconds", jtime(in->resolved_ns));
 	json_object_set_new(o, "peak_seconds", jtime(in->peak_ns));
-	json_object_set_new(o, "peak", jnum(in->peak));
+	json_object_set_new(o, "peak", json_num(in->peak));
 	json_t *subs = json_array();
 	for (size_t i = 0; i < in->n_subjects; i++)
 		json_array_append_new(subs, subject_json(&in->subjects[i]));
@@ -153,12 +116,13 @@ static json_t *incident_json(const struct rules_incident *in)
 	for (size_t i = 0; i < in->n_evidence; i++) {
 		const struct rules_evidence *e = &in->evidence[i];
 		json_t *j = json_object();
-		json_object_set_new(j, "name", jstr(e->name));
+		json_object_set_new(j, "name", json_str(e->name));
+		json_object_set_new(j, "device",
+				    e->device[0] ? json_str(e->device)
+						 : json_null());
 		json_object_set_new(
-		    j, "device", e->device[0] ? jstr(e->device) : json_null());
-		json_object_set_new(j, "port",
-				    e->port[0] ? jstr(e->port) : json_null());
-		json_object_set_new(j, "value", jnum(e->value));
+		    j, "port", e->port[0] ? json_str(e->port) : json_null());
+		json_object_set_new(j, "value", json_num(e->value));
 		json_array_append_new(ev, j);
 	}
 	json_object_set_new(o, "evidence", ev);
@@ -232,9 +196,9 @@ int incidents_api_incidents(struct rules *r, const struct api_param *params,
 	json_object_set_new(eng, "ticks", json_integer((json_int_t)s.ticks));
 	json_object_set_new(eng, "ports", json_integer((json_int_t)s.ports));
 	json_object_set_new(eng, "last_tick_cpu_seconds",
-			    jnum(s.last_tick_cpu_s));
+			    json_num(s.last_tick_cpu_s));
 	json_object_set_new(eng, "tick_seconds",
-			    r ? jnum((double)rules_tick_ns(r) / 1e9)
+			    r ? json_num((double)rules_tick_ns(r) / 1e9)
 			      : json_null());
 	json_object_set_new(root, "engine", eng);
 	rules_snapshot_free(&s);
@@ -244,8 +208,8 @@ int incidents_api_incidents(struct rules *r, const struct api_param *params,
 static json_t *end_json(const char *dev, const char *port)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "device", jstr(dev));
-	json_object_set_new(o, "port", jstr(port));
+	json_object_set_new(o, "device", json_str(dev));
+	json_object_set_new(o, "port", json_str(port));
 	return o;
 }
 
@@ -253,7 +217,7 @@ static json_t *names_json(char *const *v, size_t n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, jstr(v[i]));
+		json_array_append_new(a, json_str(v[i]));
 	return a;
 }
 
@@ -283,9 +247,10 @@ int incidents_api_topology(struct links *l, const struct api_param *params,
 		json_object_set_new(o, "overridden",
 				    json_boolean(e->overridden));
 		if (e->source == LINKS_SRC_LLDP) {
-			json_object_set_new(o, "reporter", jstr(e->reporter));
+			json_object_set_new(o, "reporter",
+					    json_str(e->reporter));
 			json_object_set_new(o, "age_seconds",
-					    jnum((double)e->age_ns / 1e9));
+					    json_num((double)e->age_ns / 1e9));
 		}
 		json_array_append_new(arr, o);
 	}

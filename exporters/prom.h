@@ -53,7 +53,7 @@ int prom_render(struct store *st, struct health *h,
 
 /*
  * Appends the Alertmanager pusher's families (fabmon_alertmanager_*,
- * rules/alert.h) to an exposition: nothing if no pusher was ever
+ * exporters/alert.h) to an exposition: nothing if no pusher was ever
  * configured. The counters survive reloads; the queue gauges are the
  * current pusher's (0 when alertmanager was removed); the last-success
  * age is left out until a post has succeeded. 0 or -ENOMEM.

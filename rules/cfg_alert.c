@@ -19,13 +19,13 @@
 #include "cfg_alert.h"
 
 #include "mem.h"
+#include "units.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_S   UINT64_C(1000000000)
 #define MAX_LABELS 32
 
 void cfg_alert_defaults(struct cfg *c)

@@ -12,6 +12,7 @@
 #include "cfg_rules.h"
 
 #include "mem.h"
+#include "units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,9 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_MS UINT64_C(1000000)
-#define NS_PER_S  UINT64_C(1000000000)
-#define HOUR_NS	  (3600 * NS_PER_S)
+#define HOUR_NS (3600 * NS_PER_S)
 
 /* Bounds of what the sections accept. */
 #define MAX_LINKS	 (1u << 20)

@@ -1,13 +1,11 @@
 # The rule engine (rules/): part of libfabmon.a, which fabmond and the
 # tests link.
-libfabmon_a_SOURCES += rules/rules.c rules/rules.h \
-	exporters/incidents.c exporters/incidents.h \
-	rules/report.c rules/report.h rules/alert.c rules/alert.h \
+libfabmon_a_SOURCES += rules/rules.c rules/rules.h rules/rules_int.h \
+	rules/rules_incident.c rules/rules_pause.c rules/rules_detect.c \
+	rules/rules_thread.c \
+	rules/report.c rules/report.h \
 	rules/cfg_alert.c rules/cfg_alert.h \
 	rules/cfg_rules.c rules/cfg_rules.h
-# The Alertmanager pusher posts with libcurl.
-libfabmon_a_CFLAGS += $(CURL_CFLAGS)
-FABMON_LIBS += $(CURL_LIBS)
 
 # The report's history and /api/v1/report on constructed store contents.
 check_PROGRAMS += tests/check_report

@@ -17,21 +17,17 @@
 
 #include "mem.h"
 #include "rules.h"
+#include "units.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define NS_PER_S    INT64_C(1000000000)
-#define MAX_DT_NS   (10 * NS_PER_S)
-#define TOP_MAX	    1000
-#define TOP_DEFAULT 10
+#define MAX_DT_NS (10 * NS_PER_S)
 
 enum { RF_NIC = 1 };
 
@@ -351,7 +347,7 @@ static double amt(float rate, double dt)
 	return isfinite(rate) && rate > 0 ? rate * dt : 0;
 }
 
-void report_port(struct report *rep, const struct report_port *p)
+void report_port(struct report *rep, const struct rules_port_rates *p)
 {
 	double dt = rep->dt_s;
 	if (dt <= 0 || !rep->b_n)
@@ -434,6 +430,34 @@ void report_incident(struct report *rep, const struct rules_incident *in)
 	pthread_mutex_unlock(&rep->lock);
 }
 
+static void out_incident(void *ctx, const struct rules_incident *in)
+{
+	report_incident(ctx, in);
+}
+
+static void out_begin(void *ctx, int64_t now_ns)
+{
+	report_begin(ctx, now_ns);
+}
+
+static void out_port(void *ctx, const struct rules_port_rates *p)
+{
+	report_port(ctx, p);
+}
+
+static void out_end(void *ctx)
+{
+	report_end(ctx);
+}
+
+const struct rules_output_ops report_output_ops = {
+	.name = "report",
+	.incident = out_incident,
+	.tick_begin = out_begin,
+	.tick_port = out_port,
+	.tick_end = out_end,
+};
+
 size_t report_memory_bound(const struct report_opts *o)
 {
 	struct report_opts n = *o;
@@ -470,180 +494,7 @@ void report_memory(const struct report *rep, size_t *now, size_t *bound)
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* Time parsing and formatting. */
-
-static bool digits(const char *s, int n, int *out)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
-static int days_in(int y, int m)
-{
-	static const int d[12] = { 31, 28, 31, 30, 31, 30,
-				   31, 31, 30, 31, 30, 31 };
-	if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
-		return 29;
-	return d[m - 1];
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-static int64_t days_from_civil(int y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* ".123" fraction into ns; advances *s. */
-static bool fraction(const char **s, int64_t *ns)
-{
-	*ns = 0;
-	if (**s != '.')
-		return true;
-	(*s)++;
-	int n = 0;
-	int64_t scale = NS_PER_S / 10;
-	while (**s >= '0' && **s <= '9') {
-		*ns += (**s - '0') * scale;
-		scale /= 10;
-		(*s)++;
-		n++;
-	}
-	return n > 0 && n <= 9;
-}
-
-int report_parse_time(const char *s, int64_t *out)
-{
-	if (!s || !*s || strlen(s) > 40)
-		return -EINVAL;
-	const char *p = s;
-	if (!strchr(s, '-') && !strchr(s, ':')) {
-		/* Epoch seconds. */
-		int64_t sec = 0;
-		int n = 0;
-		while (*p >= '0' && *p <= '9') {
-			if (++n > 11)
-				return -EINVAL;
-			sec = sec * 10 + (*p++ - '0');
-		}
-		int64_t frac;
-		if (!fraction(&p, &frac) || *p)
-			return -EINVAL;
-		*out = sec * NS_PER_S + frac;
-		return 0;
-	}
-	int y, mo, d, h, mi, se;
-	if (strlen(s) < 20 || !digits(p, 4, &y) || p[4] != '-' ||
-	    !digits(p + 5, 2, &mo) || p[7] != '-' || !digits(p + 8, 2, &d) ||
-	    (p[10] != 'T' && p[10] != 't') || !digits(p + 11, 2, &h) ||
-	    p[13] != ':' || !digits(p + 14, 2, &mi) || p[16] != ':' ||
-	    !digits(p + 17, 2, &se))
-		return -EINVAL;
-	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days_in(y, mo) ||
-	    h > 23 || mi > 59 || se > 60)
-		return -EINVAL;
-	p += 19;
-	int64_t frac;
-	if (!fraction(&p, &frac))
-		return -EINVAL;
-	int64_t off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-' || *p == ' ') {
-		/* ' ': a '+' that came unescaped through a query string. */
-		int oh, om;
-		if (!digits(p + 1, 2, &oh) || p[3] != ':' ||
-		    !digits(p + 4, 2, &om) || oh > 23 || om > 59)
-			return -EINVAL;
-		off = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
-		p += 6;
-	} else {
-		return -EINVAL;
-	}
-	if (*p)
-		return -EINVAL;
-	int64_t t =
-	    days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
-	if (t < 0)
-		return -EINVAL;
-	*out = t * NS_PER_S + frac;
-	return 0;
-}
-
-static json_t *jtime3339(int64_t ns)
-{
-	time_t t = (time_t)(ns / NS_PER_S);
-	struct tm tm;
-	char buf[64];
-	gmtime_r(&t, &tm);
-	size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-	int ms = (int)(ns % NS_PER_S / 1000000);
-	if (ms)
-		snprintf(buf + n, sizeof buf - n, ".%03dZ", ms);
-	else
-		snprintf(buf + n, sizeof buf - n, "Z");
-	return json_string(buf);
-}
-
-static json_t *jnum(double v)
-{
-	if (!isfinite(v))
-		return json_null();
-	if (v == trunc(v) && fabs(v) < 9007199254740992.0)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-	return j ? j : json_string("?");
-}
-
-static json_t *jsecs(int64_t ns)
-{
-	return jnum((double)ns / 1e9);
-}
-
-static int dump_cb(const char *s, size_t n, void *data)
-{
-	struct buf *b = data;
-	buf_append(b, s, n);
-	return b->failed ? -1 : 0;
-}
-
-static int fail(struct buf *out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int fail(struct buf *out, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	api_put_error(out, msg);
-	return out->failed ? -ENOMEM : 400;
-}
-
 /* The query. */
-
-struct sums {
-	double pause_tx[REPORT_PRIOS], pause_rx[REPORT_PRIOS];
-	double frames_tx[REPORT_PRIOS], frames_rx[REPORT_PRIOS];
-	double drops[REPORT_PRIOS], ecn[REPORT_PRIOS];
-	double ce, cnp_sent, cnp_handled, cnp_ignored, oob;
-};
 
 /* A per-port or per-device row of the detail, merged after sorting. */
 struct row {
@@ -652,6 +503,14 @@ struct row {
 	double tx, rx;
 	bool bad; /* paused in a bucket without ECN marks */
 	bool checked;
+};
+
+/* The detail rows of a query as they are collected. */
+struct rows {
+	struct row *v;
+	size_t n, cap;
+	const struct rec **grp; /* one bucket's switch records */
+	size_t cap_grp;
 };
 
 static int cmp_row(const void *a, const void *b)
@@ -706,343 +565,204 @@ static const char *lbl(const struct report *rep, store_label l)
 	return s ? s : "";
 }
 
-static void add_reason(json_t *reasons, int *verdict, int level,
-		       const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void add_reason(json_t *reasons, int *verdict, int level,
-		       const char *fmt, ...)
+static struct row *new_row(struct rows *rs)
 {
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	json_array_append_new(reasons, json_string(msg));
-	if (level > *verdict)
-		*verdict = level;
+	if (rs->n + 1 > rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 256;
+		rs->v = xreallocarray(rs->v, rs->cap, sizeof *rs->v);
+	}
+	struct row *w = &rs->v[rs->n++];
+	memset(w, 0, sizeof *w);
+	return w;
 }
 
-static bool is_fatal_kind(int k)
+static void add_bucket(struct report_result *res, const struct bucket *b)
 {
-	return k == RULES_PFC_STORM || k == RULES_PFC_DEADLOCK ||
-	       k == RULES_LOSSLESS_DROP;
+	for (int q = 0; q < REPORT_PRIOS; q++) {
+		res->pause_tx[q] += b->pause_tx[q];
+		res->pause_rx[q] += b->pause_rx[q];
+		res->frames_tx[q] += b->frames_tx[q];
+		res->frames_rx[q] += b->frames_rx[q];
+		res->drops[q] += b->drops[q];
+		res->ecn[q] += b->ecn[q];
+	}
+	res->ce += b->ce;
+	res->cnp_sent += b->cnp_sent;
+	res->cnp_handled += b->cnp_handled;
+	res->cnp_ignored += b->cnp_ignored;
+	res->oob += b->oob;
 }
 
-static const char *const verdicts[] = { "pass", "warn", "fail" };
-
-/* Builds the report of [from, to] under the lock. */
-static json_t *build(struct report *rep, int64_t from, int64_t to, unsigned top,
-		     int64_t now)
+/* The detail rows of one intact bucket: NIC rows per device (the
+ * stragglers), and the switch ports that paused a peer, checked for
+ * ECN marks per (device, priority). */
+static void add_bucket_rows(const struct report *rep, const struct bucket *b,
+			    struct rows *rs)
 {
-	struct sums s;
-	memset(&s, 0, sizeof s);
-	uint8_t lossless = rep ? rep->o.lossless_mask : 0;
-	int64_t step = rep ? (int64_t)rep->o.step_ns : NS_PER_S;
-	int64_t cov_from = 0, cov_to = 0, detail_from = 0;
-	size_t used = 0, expected = 0;
-	struct row *rows = NULL;
-	size_t n_rows = 0, cap_rows = 0;
-	const struct rec **grp = NULL;
-	size_t cap_grp = 0;
+	/* Group the bucket's switch records by (device, priority): a
+	 * device that paused a peer while none of its queues marked ECN
+	 * had its ECN threshold above Xoff. */
+	if (b->rec_n > rs->cap_grp) {
+		rs->cap_grp = b->rec_n;
+		rs->grp = xreallocarray(rs->grp, rs->cap_grp, sizeof *rs->grp);
+	}
+	const struct rec **grp = rs->grp;
+	size_t ng = 0;
+	for (uint64_t q = b->rec_first; q < b->rec_first + b->rec_n; q++) {
+		const struct rec *r = rec_of((struct report *)rep, q);
+		if (!(r->flags & RF_NIC)) {
+			grp[ng++] = r;
+			continue;
+		}
+		/* Stragglers: per device, both directions. */
+		struct row *w = new_row(rs);
+		w->dev = r->dev;
+		w->prio = -1;
+		w->tx = r->tx;
+		w->rx = r->rx;
+	}
+	if (ng)
+		qsort(grp, ng, sizeof *grp, cmp_dev_prio);
+	for (size_t g = 0; g < ng;) {
+		size_t e = g;
+		double ecn = 0, tx = 0;
+		bool has = false;
+		while (e < ng && grp[e]->dev == grp[g]->dev &&
+		       grp[e]->prio == grp[g]->prio) {
+			ecn += grp[e]->ecn;
+			tx += grp[e]->tx;
+			has |= grp[e]->has_ecn;
+			e++;
+		}
+		for (; g < e; g++) {
+			if (grp[g]->tx <= 0)
+				continue;
+			struct row *w = new_row(rs);
+			w->dev = grp[g]->dev;
+			w->port = grp[g]->port;
+			w->prio = grp[g]->prio;
+			w->tx = grp[g]->tx;
+			w->rx = grp[g]->rx;
+			w->checked = has && tx > 0;
+			w->bad = w->checked && ecn <= 0;
+		}
+	}
+}
 
+/* Sums the buckets of [from, to] and collects the detail rows of the
+ * intact ones (detail restarts after the last incomplete bucket). */
+static void sum_buckets(const struct report *rep, struct report_result *res,
+			int64_t now, struct rows *rs)
+{
+	int64_t from = res->from_ns, to = res->to_ns, step = res->step_ns;
 	int64_t to_c = to < now ? to : now;
+	size_t expected = 0;
 	if (to_c >= from)
 		expected = (size_t)(to_c / step - from / step + 1);
 	for (size_t i = 0; rep && i < rep->b_n; i++) {
 		const struct bucket *b = bucket_at(rep, i);
 		if (b->start > to || b->start + step <= from)
 			continue;
-		used++;
-		if (!cov_from)
-			cov_from = b->start;
-		cov_to = b->start + step < now ? b->start + step : now;
-		for (int q = 0; q < REPORT_PRIOS; q++) {
-			s.pause_tx[q] += b->pause_tx[q];
-			s.pause_rx[q] += b->pause_rx[q];
-			s.frames_tx[q] += b->frames_tx[q];
-			s.frames_rx[q] += b->frames_rx[q];
-			s.drops[q] += b->drops[q];
-			s.ecn[q] += b->ecn[q];
-		}
-		s.ce += b->ce;
-		s.cnp_sent += b->cnp_sent;
-		s.cnp_handled += b->cnp_handled;
-		s.cnp_ignored += b->cnp_ignored;
-		s.oob += b->oob;
+		res->buckets++;
+		if (!res->cov_from_ns)
+			res->cov_from_ns = b->start;
+		res->cov_to_ns = b->start + step < now ? b->start + step : now;
+		add_bucket(res, b);
 		bool intact = b->rec_first >= rep->rec_tail && !b->rec_lost;
 		if (!intact) {
-			/* Detail restarts after the last incomplete bucket. */
-			n_rows = 0;
-			detail_from = 0;
+			rs->n = 0;
+			res->detail_from_ns = 0;
 			continue;
 		}
-		if (!detail_from)
-			detail_from = b->start;
-		/* Group the bucket's switch records by (device, priority):
-		 * a device that paused a peer while none of its queues
-		 * marked ECN had its ECN threshold above Xoff. */
-		if (b->rec_n > cap_grp) {
-			cap_grp = b->rec_n;
-			grp = xreallocarray(grp, cap_grp, sizeof *grp);
-		}
-		size_t ng = 0;
-		for (uint64_t q = b->rec_first; q < b->rec_first + b->rec_n;
-		     q++) {
-			const struct rec *r = rec_of(rep, q);
-			if (n_rows + 1 > cap_rows) {
-				cap_rows = cap_rows ? cap_rows * 2 : 256;
-				rows =
-				    xreallocarray(rows, cap_rows, sizeof *rows);
-			}
-			if (!(r->flags & RF_NIC)) {
-				grp[ng++] = r;
-				continue;
-			}
-			/* Stragglers: per device, both directions. */
-			struct row *w = &rows[n_rows++];
-			memset(w, 0, sizeof *w);
-			w->dev = r->dev;
-			w->prio = -1;
-			w->tx = r->tx;
-			w->rx = r->rx;
-		}
-		if (ng)
-			qsort(grp, ng, sizeof *grp, cmp_dev_prio);
-		for (size_t g = 0; g < ng;) {
-			size_t e = g;
-			double ecn = 0, tx = 0;
-			bool has = false;
-			while (e < ng && grp[e]->dev == grp[g]->dev &&
-			       grp[e]->prio == grp[g]->prio) {
-				ecn += grp[e]->ecn;
-				tx += grp[e]->tx;
-				has |= grp[e]->has_ecn;
-				e++;
-			}
-			for (; g < e; g++) {
-				if (grp[g]->tx <= 0)
-					continue;
-				if (n_rows + 1 > cap_rows) {
-					cap_rows *= 2;
-					rows = xreallocarray(rows, cap_rows,
-							     sizeof *rows);
-				}
-				struct row *w = &rows[n_rows++];
-				memset(w, 0, sizeof *w);
-				w->dev = grp[g]->dev;
-				w->port = grp[g]->port;
-				w->prio = grp[g]->prio;
-				w->tx = grp[g]->tx;
-				w->rx = grp[g]->rx;
-				w->checked = has && tx > 0;
-				w->bad = w->checked && ecn <= 0;
-			}
-		}
+		if (!res->detail_from_ns)
+			res->detail_from_ns = b->start;
+		add_bucket_rows(rep, b, rs);
 	}
-	free(grp);
-	n_rows = merge_rows(rows, n_rows);
+	res->complete =
+	    res->buckets > 0 && res->buckets == expected && to <= now;
+}
 
-	int verdict = 0;
-	json_t *reasons = json_array();
-	json_t *root = json_object();
-	json_object_set_new(root, "from_seconds", jsecs(from));
-	json_object_set_new(root, "to_seconds", jsecs(to));
-	json_object_set_new(root, "from", jtime3339(from));
-	json_object_set_new(root, "to", jtime3339(to));
-
-	json_t *cov = json_object();
-	json_object_set_new(cov, "from_seconds",
-			    used ? jsecs(cov_from) : json_null());
-	json_object_set_new(cov, "to_seconds",
-			    used ? jsecs(cov_to) : json_null());
-	bool complete = used > 0 && used == expected && to <= now;
-	json_object_set_new(cov, "complete", json_boolean(complete));
-	json_object_set_new(cov, "detail_from_seconds",
-			    detail_from ? jsecs(detail_from) : json_null());
-	json_object_set_new(cov, "step_seconds", jsecs(step));
-	json_object_set_new(root, "coverage", cov);
-
-	json_t *prios = json_array();
-	double lossless_drops = 0, lossy_frames = 0, lossy_secs = 0;
-	for (int q = 0; q < REPORT_PRIOS; q++) {
-		bool ll = lossless & (1u << q);
-		bool any = s.pause_tx[q] > 0 || s.pause_rx[q] > 0 ||
-			   s.frames_tx[q] > 0 || s.frames_rx[q] > 0 ||
-			   s.drops[q] > 0 || s.ecn[q] > 0;
-		if (!ll && !any)
-			continue;
-		json_t *p = json_object();
-		json_object_set_new(p, "priority", json_integer(q));
-		json_object_set_new(p, "lossless", json_boolean(ll));
-		json_object_set_new(p, "pause_frames_rx",
-				    jnum(round(s.frames_rx[q])));
-		json_object_set_new(p, "pause_frames_tx",
-				    jnum(round(s.frames_tx[q])));
-		json_object_set_new(p, "pause_seconds_rx", jnum(s.pause_rx[q]));
-		json_object_set_new(p, "pause_seconds_tx", jnum(s.pause_tx[q]));
-		json_object_set_new(p, "drops", jnum(round(s.drops[q])));
-		json_object_set_new(p, "ecn_marked", jnum(round(s.ecn[q])));
-		json_array_append_new(prios, p);
-		if (ll && round(s.drops[q]) > 0) {
-			lossless_drops += round(s.drops[q]);
-			add_reason(reasons, &verdict, 2,
-				   "%.0f drops on lossless priority %d",
-				   round(s.drops[q]), q);
-		}
-		if (!ll) {
-			lossy_frames += s.frames_rx[q] + s.frames_tx[q];
-			lossy_secs += s.pause_rx[q] + s.pause_tx[q];
-		}
-	}
-	json_object_set_new(root, "priorities", prios);
-
-	double oob = round(s.oob);
-	if (oob > 0)
-		add_reason(reasons, &verdict, 2, "%.0f NIC out_of_buffer drops",
-			   oob);
-	json_t *drops = json_object();
-	json_object_set_new(
-	    drops, "verdict",
-	    json_string(lossless_drops > 0 || oob > 0 ? "fail" : "pass"));
-	json_object_set_new(drops, "lossless", jnum(lossless_drops));
-	json_object_set_new(drops, "nic_out_of_buffer", jnum(oob));
-	json_object_set_new(root, "drops", drops);
-
-	bool lossy = round(lossy_frames) > 0 || lossy_secs > 0;
-	if (lossy)
-		add_reason(reasons, &verdict, 1,
-			   "PFC on priorities that are not lossless "
-			   "(%.0f frames, %.3g s)",
-			   round(lossy_frames), lossy_secs);
-	json_t *pl = json_object();
-	json_object_set_new(pl, "verdict",
-			    json_string(lossy ? "warn" : "pass"));
-	json_object_set_new(pl, "frames", jnum(round(lossy_frames)));
-	json_object_set_new(pl, "seconds", jnum(lossy_secs));
-	json_object_set_new(root, "pause_on_lossy", pl);
-
-	/* Incidents firing at some point of [from, to]. */
-	size_t counts[RULES_KINDS] = { 0 };
-	json_t *list = json_array();
-	size_t listed = 0;
-	bool truncated = false;
-	for (size_t i = 0; rep && i < rep->inc_n; i++) {
+/* The incidents firing at some point of [from, to]: counted per kind,
+ * the first REPORT_MAX_LISTED listed. */
+static void list_incidents(const struct report *rep, struct report_result *res,
+			   int64_t now)
+{
+	size_t n = rep ? rep->inc_n : 0;
+	res->incidents = xcalloc(n ? n : 1, sizeof *res->incidents);
+	for (size_t i = 0; i < n; i++) {
 		const struct hinc *h =
 		    &rep->inc[(rep->inc_head + i) % rep->o.max_incidents];
 		int64_t end = h->resolved ? h->resolved : now;
-		if (!h->fired || h->fired > to || end < from)
+		if (!h->fired || h->fired > res->to_ns || end < res->from_ns)
 			continue;
-		counts[h->kind]++;
-		if (listed == REPORT_MAX_LISTED) {
-			truncated = true;
+		res->counts[h->kind]++;
+		if (res->n_incidents == REPORT_MAX_LISTED) {
+			res->truncated = true;
 			continue;
 		}
-		listed++;
-		json_t *j = json_object();
-		json_object_set_new(j, "id", json_integer((json_int_t)h->id));
-		json_object_set_new(j, "kind",
-				    json_string(rules_kind_name(h->kind)));
-		json_object_set_new(
-		    j, "state",
-		    json_string(h->resolved ? "resolved" : "firing"));
-		json_object_set_new(j, "priority",
-				    h->prio >= 0 ? json_integer(h->prio)
-						 : json_null());
-		json_t *o = json_object();
-		json_object_set_new(o, "device", jstr(h->dev));
-		json_object_set_new(o, "port",
-				    h->port[0] ? jstr(h->port) : json_null());
-		json_object_set_new(j, "origin", o);
-		json_object_set_new(j, "fired_seconds", jsecs(h->fired));
-		json_object_set_new(j, "resolved_seconds",
-				    h->resolved ? jsecs(h->resolved)
-						: json_null());
-		json_object_set_new(j, "peak", jnum(h->peak));
-		json_object_set_new(j, "summary", jstr(h->summary));
-		json_array_append_new(list, j);
+		struct report_incident_row *o =
+		    &res->incidents[res->n_incidents++];
+		o->id = h->id;
+		o->kind = h->kind;
+		o->prio = h->prio;
+		o->fired_ns = h->fired;
+		o->resolved_ns = h->resolved;
+		o->peak = h->peak;
+		o->device = xstrdup(h->dev);
+		o->port = xstrdup(h->port);
+		o->summary = xstrdup(h->summary);
 	}
-	json_t *cj = json_object();
-	for (int k = 0; k < RULES_KINDS; k++) {
-		json_object_set_new(cj, rules_kind_name(k),
-				    json_integer((json_int_t)counts[k]));
-		if (counts[k])
-			add_reason(reasons, &verdict, is_fatal_kind(k) ? 2 : 1,
-				   "%zu %s incident(s)", counts[k],
-				   rules_kind_name(k));
-	}
-	json_t *incs = json_object();
-	json_object_set_new(incs, "counts", cj);
-	json_object_set_new(incs, "list", list);
-	json_object_set_new(incs, "truncated", json_boolean(truncated));
-	json_object_set_new(root, "incidents", incs);
+}
 
-	/* ECN before PFC. */
-	json_t *eports = json_array();
-	size_t checked = 0, bad = 0;
+/* ECN before PFC (the switch rows) and the stragglers (the NIC rows,
+ * heaviest first, top of them) out of the merged detail rows. */
+static void list_rows(const struct report *rep, struct report_result *res,
+		      struct row *rows, size_t n_rows, unsigned top)
+{
+	res->ecn_bad = xcalloc(n_rows ? n_rows : 1, sizeof *res->ecn_bad);
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct row *w = &rows[i];
 		if (w->prio < 0)
 			continue;
-		checked += w->checked;
+		res->ecn_checked += w->checked;
 		if (!w->bad)
 			continue;
-		bad++;
-		json_t *j = json_object();
-		json_object_set_new(j, "device", jstr(lbl(rep, w->dev)));
-		json_object_set_new(j, "port", jstr(lbl(rep, w->port)));
-		json_object_set_new(j, "priority", json_integer(w->prio));
-		json_object_set_new(j, "pause_seconds_tx", jnum(w->tx));
-		json_array_append_new(eports, j);
+		struct report_port_row *o = &res->ecn_bad[res->n_ecn_bad++];
+		o->device = lbl(rep, w->dev);
+		o->port = lbl(rep, w->port);
+		o->prio = w->prio;
+		o->pause_tx_s = w->tx;
 	}
-	if (bad)
-		add_reason(reasons, &verdict, 1,
-			   "%zu port(s) paused on a lossless priority "
-			   "without marking ECN",
-			   bad);
-	json_t *ecn = json_object();
-	json_object_set_new(ecn, "verdict",
-			    json_string(bad	  ? "warn"
-					: checked ? "pass"
-						  : "unknown"));
-	json_object_set_new(ecn, "checked_ports",
-			    json_integer((json_int_t)checked));
-	json_object_set_new(ecn, "ports", eports);
-	json_object_set_new(root, "ecn_before_pfc", ecn);
-
-	json_t *cnp = json_object();
-	json_object_set_new(cnp, "ce_received", jnum(round(s.ce)));
-	json_object_set_new(cnp, "sent", jnum(round(s.cnp_sent)));
-	json_object_set_new(cnp, "handled", jnum(round(s.cnp_handled)));
-	json_object_set_new(cnp, "ignored", jnum(round(s.cnp_ignored)));
-	json_object_set_new(root, "cnp", cnp);
-
-	/* Stragglers: the NIC rows (prio -1), heaviest first. */
 	size_t k = 0;
 	for (size_t i = 0; i < n_rows; i++)
 		if (rows[i].prio < 0)
 			rows[k++] = rows[i];
 	if (k)
 		qsort(rows, k, sizeof *rows, cmp_pause);
-	json_t *str = json_array();
+	res->stragglers = xcalloc(k ? k : 1, sizeof *res->stragglers);
 	for (size_t i = 0; i < k && i < top; i++) {
-		json_t *j = json_object();
-		json_object_set_new(j, "device", jstr(lbl(rep, rows[i].dev)));
-		json_object_set_new(j, "pause_seconds_tx", jnum(rows[i].tx));
-		json_object_set_new(j, "pause_seconds_rx", jnum(rows[i].rx));
-		json_object_set_new(j, "pause_seconds",
-				    jnum(rows[i].tx + rows[i].rx));
-		json_array_append_new(str, j);
+		struct report_straggler *o =
+		    &res->stragglers[res->n_stragglers++];
+		o->device = lbl(rep, rows[i].dev);
+		o->pause_tx_s = rows[i].tx;
+		o->pause_rx_s = rows[i].rx;
 	}
-	json_object_set_new(root, "stragglers", str);
-	free(rows);
+}
 
-	if (!complete)
-		add_reason(reasons, &verdict, 1,
-			   "the history covers only part of the range");
-	json_object_set_new(root, "verdict", json_string(verdicts[verdict]));
-	json_object_set_new(root, "reasons", reasons);
-	return root;
+/* The report of [from, to] out of rep (a snapshot, or NULL). */
+static void build(const struct report *rep, struct report_result *res,
+		  unsigned top, int64_t now)
+{
+	struct rows rs;
+	memset(&rs, 0, sizeof rs);
+	res->lossless_mask = rep ? rep->o.lossless_mask : 0;
+	res->step_ns = rep ? (int64_t)rep->o.step_ns : NS_PER_S;
+	sum_buckets(rep, res, now, &rs);
+	free(rs.grp);
+	size_t n_rows = merge_rows(rs.v, rs.n);
+	list_incidents(rep, res, now);
+	list_rows(rep, res, rs.v, n_rows, top);
+	free(rs.v);
 }
 
 /*
@@ -1120,46 +840,10 @@ static void snapshot_free(struct report *s)
 	free(s);
 }
 
-int report_serve(struct report *rep, const struct api_param *params,
-		 size_t n_params, struct buf *out, int64_t now)
+int report_query(struct report *rep, int64_t from, int64_t to, unsigned top,
+		 int64_t now, struct report_result *res)
 {
-	int64_t from = -1, to = -1;
-	unsigned top = TOP_DEFAULT;
-	for (size_t i = 0; i < n_params; i++) {
-		const char *k = params[i].key, *v = params[i].value;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(params[j].key, k) == 0)
-				return fail(out,
-					    "parameter '%.32s' given more "
-					    "than once",
-					    k);
-		if (!v || !*v)
-			return fail(out, "parameter '%.32s' has no value", k);
-		if (strcmp(k, "from") == 0 || strcmp(k, "to") == 0) {
-			int64_t t;
-			if (report_parse_time(v, &t) < 0)
-				return fail(out,
-					    "%s: '%.64s' is not an RFC 3339 "
-					    "time or seconds since the epoch",
-					    k, v);
-			*(k[0] == 'f' ? &from : &to) = t;
-		} else if (strcmp(k, "top") == 0) {
-			char *end;
-			unsigned long n = strtoul(v, &end, 10);
-			if (*end || v[0] < '0' || v[0] > '9' || n < 1 ||
-			    n > TOP_MAX)
-				return fail(out,
-					    "top: '%.32s' is not an integer "
-					    "from 1 to %d",
-					    v, TOP_MAX);
-			top = (unsigned)n;
-		} else {
-			return fail(out,
-				    "unknown parameter '%.32s' (from, to, "
-				    "top)",
-				    k);
-		}
-	}
+	memset(res, 0, sizeof *res);
 	if (rep)
 		pthread_mutex_lock(&rep->lock);
 	if (to < 0)
@@ -1172,7 +856,7 @@ int report_serve(struct report *rep, const struct api_param *params,
 	if (to < from) {
 		if (rep)
 			pthread_mutex_unlock(&rep->lock);
-		return fail(out, "to: must not be before from");
+		return -ERANGE;
 	}
 	/* Copy what the range needs and sum without the lock: a query
 	 * over a full window of records takes long enough that the
@@ -1180,15 +864,22 @@ int report_serve(struct report *rep, const struct api_param *params,
 	struct report *snap = rep ? snapshot(rep, from, to) : NULL;
 	if (rep)
 		pthread_mutex_unlock(&rep->lock);
-	json_t *j = build(snap, from, to, top, now);
+	res->from_ns = from;
+	res->to_ns = to;
+	build(snap, res, top, now);
 	snapshot_free(snap);
-	if (!j)
-		return -ENOMEM;
-	int rc = json_dump_callback(j, dump_cb, out,
-				    JSON_COMPACT | JSON_REAL_PRECISION(15));
-	json_decref(j);
-	if (rc < 0 || out->failed)
-		return -ENOMEM;
-	buf_putc(out, '\n');
-	return out->failed ? -ENOMEM : 200;
+	return 0;
+}
+
+void report_result_free(struct report_result *res)
+{
+	for (size_t i = 0; i < res->n_incidents; i++) {
+		free(res->incidents[i].device);
+		free(res->incidents[i].port);
+		free(res->incidents[i].summary);
+	}
+	free(res->incidents);
+	free(res->ecn_bad);
+	free(res->stragglers);
+	memset(res, 0, sizeof *res);
 }

@@ -1,6 +1,9 @@
 /*
  * report: the history behind /api/v1/report, the fabric validation
- * report an operator runs around a benchmark (doc/api.md).
+ * report an operator runs around a benchmark (doc/api.md). This module
+ * keeps the history and answers queries with figures (report_query);
+ * exporters/report_api.c parses the request, judges and writes the
+ * JSON.
  *
  * What it keeps, for the configured window (report.window, 24 h), in
  * memory bounded at configuration time:
@@ -19,7 +22,8 @@
  *    and resolution times, so storms and deadlocks of the whole window
  *    are listed even when the engine's recent list is shorter.
  *
- * Feeding: the rule engine calls report_begin() at each tick, then
+ * Feeding (through report_output_ops, an output of the engine): the
+ * rule engine calls report_begin() at each tick, then
  * report_port() for each port with something to say (per-second rates
  * of that tick), then report_end(); and report_incident() on each
  * firing and resolution.
@@ -27,17 +31,16 @@
  * a stopped process does not invent pause time).
  *
  * Threads: one mutex; the engine's thread feeds, HTTP threads read.
- * report_serve holds the lock only while it copies the range's buckets,
- * records and incidents (a memcpy, ~10 ms for 1 Mi records); it sums,
- * sorts and formats the copy without it, so a query never stalls a tick.
+ * report_query holds the lock only while it copies the range's buckets,
+ * records and incidents (a memcpy, ~10 ms for 1 Mi records); it sums
+ * and sorts the copy without it, so a query never stalls a tick.
  * Labels are the store's interned ids, so the store must outlive the
  * report.
  */
 #ifndef FABMON_REPORT_H
 #define FABMON_REPORT_H
 
-#include "api.h"
-#include "buf.h"
+#include "rules.h"
 #include "store.h"
 
 #include <stdbool.h>
@@ -45,9 +48,8 @@
 #include <stdint.h>
 
 struct report;
-struct rules_incident;
 
-#define REPORT_PRIOS 8
+#define REPORT_PRIOS RULES_PRIOS
 
 /* Defaults of the report: section (fabmon.yaml(5)). */
 #define REPORT_DEFAULT_WINDOW_NS (UINT64_C(24) * 3600 * 1000000000)
@@ -62,19 +64,6 @@ struct report_opts {
 	uint64_t max_records; /* per-(port, priority) records kept */
 	unsigned max_incidents;
 	uint8_t lossless_mask;
-};
-
-/* One port's per-second rates over the last tick (NaN or 0: none). */
-struct report_port {
-	store_label device, port;
-	bool is_nic;
-	/* Per priority. pause_*_s are fractions of time (s/s). */
-	float pause_tx_s[REPORT_PRIOS], pause_rx_s[REPORT_PRIOS];
-	float frames_tx[REPORT_PRIOS], frames_rx[REPORT_PRIOS];
-	float drops[REPORT_PRIOS], ecn[REPORT_PRIOS];
-	uint8_t has_ecn; /* bit p: the port has an ECN counter on p */
-	/* Per port (NICs). */
-	float ce, cnp_sent, cnp_handled, cnp_ignored, out_of_buffer;
 };
 
 /* A new empty report over st's labels. Never NULL. */
@@ -93,27 +82,89 @@ void report_configure(struct report *rep, const struct report_opts *o);
 void report_begin(struct report *rep, int64_t now_ns);
 /* Adds one port's rates x the tick's duration; between report_begin()
  * and report_end() only. */
-void report_port(struct report *rep, const struct report_port *p);
+void report_port(struct report *rep, const struct rules_port_rates *p);
 /* The end of the tick's feed: releases the lock. */
 void report_end(struct report *rep);
 /* An incident fired (fired_ns set) or resolved (resolved_ns set). */
 void report_incident(struct report *rep, const struct rules_incident *in);
+
+/* The report as an output of the engine (rules_set_outputs() with ctx
+ * the report): the hooks call report_begin/_port/_end and
+ * report_incident. */
+extern const struct rules_output_ops report_output_ops;
 
 /* Memory held now and at most (bytes). */
 void report_memory(const struct report *rep, size_t *now, size_t *bound);
 /* The bound for options o without building a report. */
 size_t report_memory_bound(const struct report_opts *o);
 
-/*
- * GET /api/v1/report at wall-clock now_ns: parameters from, to (RFC 3339
- * or epoch seconds) and top. Returns 200, 400 with {"error": ...}, or
- * -ENOMEM. rep NULL: a report of nothing (every figure 0, coverage
- * empty).
- */
-int report_serve(struct report *rep, const struct api_param *params,
-		 size_t n_params, struct buf *out, int64_t now_ns);
+/* An incident of the report's range (strings owned by the result). */
+struct report_incident_row {
+	uint64_t id;
+	enum rules_kind kind;
+	int prio;		       /* -1: none */
+	int64_t fired_ns, resolved_ns; /* resolved_ns 0: still firing */
+	double peak;
+	char *device, *port, *summary; /* port "": none */
+};
 
-/* Parses an RFC 3339 date-time or epoch seconds into ns; 0 or -EINVAL. */
-int report_parse_time(const char *s, int64_t *ns);
+/* A port that paused a peer on a lossless priority without its device
+ * marking ECN there. Labels are the store's, valid while it lives. */
+struct report_port_row {
+	const char *device, *port;
+	int prio;
+	double pause_tx_s;
+};
+
+/* A NIC by pause time (labels as above). */
+struct report_straggler {
+	const char *device;
+	double pause_tx_s, pause_rx_s;
+};
+
+/* What the report found over a range: the figures behind
+ * /api/v1/report (doc/api.md), which exporters/ judges and writes. */
+struct report_result {
+	int64_t from_ns, to_ns; /* the range, defaults applied */
+	int64_t step_ns;
+	uint8_t lossless_mask;
+	/* Coverage: buckets of the range held, the time they cover
+	 * (when buckets > 0), whether they are all there and from when
+	 * the per-port detail is complete (0: nowhere). */
+	size_t buckets;
+	int64_t cov_from_ns, cov_to_ns;
+	bool complete;
+	int64_t detail_from_ns;
+	/* Fabric-wide sums per priority and per fabric. */
+	double pause_tx[REPORT_PRIOS], pause_rx[REPORT_PRIOS];
+	double frames_tx[REPORT_PRIOS], frames_rx[REPORT_PRIOS];
+	double drops[REPORT_PRIOS], ecn[REPORT_PRIOS];
+	double ce, cnp_sent, cnp_handled, cnp_ignored, oob;
+	/* Incidents firing at some point of the range: per kind, and the
+	 * first REPORT_MAX_LISTED (truncated: there were more). */
+	size_t counts[RULES_KINDS];
+	struct report_incident_row *incidents;
+	size_t n_incidents;
+	bool truncated;
+	/* ECN before PFC: ports checked, and the offenders. */
+	size_t ecn_checked;
+	struct report_port_row *ecn_bad;
+	size_t n_ecn_bad;
+	/* The NICs that paused most, heaviest first (at most top). */
+	struct report_straggler *stragglers;
+	size_t n_stragglers;
+};
+
+/*
+ * The report of [from_ns, to_ns] at wall-clock now_ns into res (free
+ * with report_result_free()). to_ns < 0: now; from_ns < 0: the oldest
+ * data kept (or to). top: stragglers listed at most. rep NULL: a report
+ * of nothing (every figure 0, coverage empty). 0, or -ERANGE when to
+ * is before from (res is then empty).
+ */
+int report_query(struct report *rep, int64_t from_ns, int64_t to_ns,
+		 unsigned top, int64_t now_ns, struct report_result *res);
+/* Frees what res holds; it is left empty. */
+void report_result_free(struct report_result *res);
 
 #endif

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
+
 struct store;
 struct links;
 struct health;
@@ -149,19 +151,56 @@ void rules_free(struct rules *r);
 /* Applies a new config's thresholds, lossless priorities and tick. */
 void rules_configure(struct rules *r, const struct cfg *c);
 
-struct report;
-struct alert;
+/* Priorities of a port (802.1p). */
+#define RULES_PRIOS 8
+
+/* One port's per-second rates over the last tick, as the engine feeds
+ * its outputs (NaN or 0: none). Labels are the store's interned ids. */
+struct rules_port_rates {
+	store_label device, port;
+	bool is_nic;
+	/* Per priority. pause_*_s are fractions of time (s/s). */
+	float pause_tx_s[RULES_PRIOS], pause_rx_s[RULES_PRIOS];
+	float frames_tx[RULES_PRIOS], frames_rx[RULES_PRIOS];
+	float drops[RULES_PRIOS], ecn[RULES_PRIOS];
+	uint8_t has_ecn; /* bit p: the port has an ECN counter on p */
+	/* Per port (NICs). */
+	float ce, cnp_sent, cnp_handled, cnp_ignored, out_of_buffer;
+};
+
 /*
- * Outputs the engine feeds (either may be NULL: none): the report's
- * history (report_begin/report_port each tick) and, on every firing and
- * resolution, report_incident() and alert_incident(). Both are borrowed
- * and called under the engine's lock, so after this returns the old
- * ones are no longer used and may be freed.
+ * An output of the engine (the report's history, the Alertmanager
+ * pusher): the hooks it is called through, each with the ctx it was
+ * registered with. Any hook may be NULL. All are called on the ticking
+ * thread under the engine's lock, so they must not block on I/O.
  */
-void rules_set_outputs(struct rules *r, struct report *rep, struct alert *al);
-/* The report set by rules_set_outputs (NULL: none); it lives as long as
- * whoever set it keeps it there (fabmond: until after HTTP stops). */
-struct report *rules_get_report(struct rules *r);
+struct rules_output_ops {
+	const char *name;
+	/* An incident fired (fired_ns set) or resolved (resolved_ns
+	 * set). in and what it points to are borrowed for the call. */
+	void (*incident)(void *ctx, const struct rules_incident *in);
+	/* Each tick: tick_begin(), then tick_port() for every port with a
+	 * figure other than 0, then tick_end(). */
+	void (*tick_begin)(void *ctx, int64_t now_ns);
+	void (*tick_port)(void *ctx, const struct rules_port_rates *p);
+	void (*tick_end)(void *ctx);
+};
+
+struct rules_output {
+	const struct rules_output_ops *ops;
+	void *ctx;
+};
+
+/* Outputs an engine feeds at most. */
+#define RULES_MAX_OUTPUTS 4
+
+/*
+ * Replaces the outputs the engine feeds with the n (at most
+ * RULES_MAX_OUTPUTS; more are ignored) of v, copied. Their ctx are
+ * borrowed; the hooks are called under the engine's lock, so after this
+ * returns the old ones are no longer used and may be freed.
+ */
+void rules_set_outputs(struct rules *r, const struct rules_output *v, size_t n);
 
 /*
  * New samples are in the store: the tick thread runs a tick soon (when

@@ -1,6 +1,6 @@
 /*
  * check_alert_meter: the Alertmanager pusher's figures for /metrics
- * (rules/alert.h's alert_meter, exporters/prom.h's
+ * (exporters/alert.h's alert_meter, exporters/prom.h's
  * prom_render_alertmanager). A real pusher posts to a loopback port
  * nothing listens on, so every post fails for real (connection
  * refused); the meter must count failures and retries, show the queue,

@@ -2,14 +2,17 @@
  * check_report: the validation report's history (rules/report.c) fed by
  * the real rule engine on constructed store contents over an injected
  * clock (tests/rules_fixture.h, as check_rules: each step adds rate x
- * 1 s to the raw counters and ticks), then read through report_serve() and over
- * real HTTP on loopback. Also the time parser, the parameter errors and the
- * memory bound at 1,000 switches x 64 ports.
+ * 1 s to the raw counters and ticks), then read through report_api_serve()
+ * (exporters/report_api.c) and over real HTTP on loopback. Also the time
+ * parser, the parameter errors and the memory bound at 1,000 switches x 64
+ * ports.
  */
 #include "config.h"
 
 #include "buf.h"
 #include "http.h"
+#include "report_api.h"
+#include "rfc3339.h"
 #include "rules_fixture.h"
 
 #include <check.h>
@@ -34,7 +37,8 @@ static void setup(void)
 		.lossless_mask = F.cfg->lossless_mask,
 	};
 	F.rep = report_new(F.st, &o);
-	rules_set_outputs(F.r, F.rep, NULL);
+	struct rules_output out = { &report_output_ops, F.rep };
+	rules_set_outputs(F.r, &out, 1);
 }
 
 static void teardown(void)
@@ -59,7 +63,7 @@ static json_t *query(int *status, ...)
 	va_end(ap);
 	struct buf b;
 	buf_init(&b);
-	*status = report_serve(F.rep, p, n, &b, treal(NULL));
+	*status = report_api_serve(F.rep, p, n, &b, treal(NULL));
 	json_error_t je;
 	json_t *doc = json_loadb(b.data, b.len, 0, &je);
 	ck_assert_msg(doc, "%s: %.*s", je.text, (int)b.len, b.data);
@@ -128,21 +132,20 @@ static void storm_fabric(void)
 START_TEST(test_parse_time)
 {
 	int64_t t;
-	ck_assert_int_eq(report_parse_time("2023-11-14T22:13:20Z", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("2023-11-14T22:13:20Z", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC);
-	ck_assert_int_eq(report_parse_time("2023-11-14T23:13:20.5+01:00", &t),
-			 0);
+	ck_assert_int_eq(rfc3339_parse("2023-11-14T23:13:20.5+01:00", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC + SEC / 2);
-	ck_assert_int_eq(report_parse_time("2023-11-14T21:13:20-01:00", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("2023-11-14T21:13:20-01:00", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC);
 	/* '+' decoded as a space from an unescaped query string. */
-	ck_assert_int_eq(report_parse_time("2023-11-14T23:13:20 01:00", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("2023-11-14T23:13:20 01:00", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC);
-	ck_assert_int_eq(report_parse_time("1700000000", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("1700000000", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC);
-	ck_assert_int_eq(report_parse_time("1700000000.25", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("1700000000.25", &t), 0);
 	ck_assert_int_eq(t, INT64_C(1700000000) * SEC + SEC / 4);
-	ck_assert_int_eq(report_parse_time("2024-02-29T00:00:00Z", &t), 0);
+	ck_assert_int_eq(rfc3339_parse("2024-02-29T00:00:00Z", &t), 0);
 	const char *bad[] = { "",
 			      "now",
 			      "-5",
@@ -158,7 +161,7 @@ START_TEST(test_parse_time)
 			      "2023-11-14T22:13:20+1:00",
 			      "1969-12-31T23:59:59Z" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-		ck_assert_msg(report_parse_time(bad[i], &t) == -EINVAL,
+		ck_assert_msg(rfc3339_parse(bad[i], &t) == -EINVAL,
 			      "accepted '%s'", bad[i]);
 }
 END_TEST
@@ -352,7 +355,7 @@ START_TEST(test_bad_parameters)
 	/* No report at all: an empty, incomplete report. */
 	struct buf b;
 	buf_init(&b);
-	ck_assert_int_eq(report_serve(NULL, NULL, 0, &b, BASE_NS), 200);
+	ck_assert_int_eq(report_api_serve(NULL, NULL, 0, &b, BASE_NS), 200);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"verdict\":\"warn\""));
 	buf_fini(&b);
 }
@@ -408,9 +411,9 @@ START_TEST(test_records_bound)
 	for (int t = 0; t <= 300; t++) {
 		report_begin(rep, BASE_NS + t * SEC);
 		for (int d = 0; d < 10; d++) {
-			struct report_port p = { .device = dev[d],
-						 .port = port,
-						 .is_nic = true };
+			struct rules_port_rates p = { .device = dev[d],
+						      .port = port,
+						      .is_nic = true };
 			p.pause_tx_s[3] = (float)(d + 1) / 100;
 			report_port(rep, &p);
 		}
@@ -420,7 +423,8 @@ START_TEST(test_records_bound)
 	buf_init(&b);
 	struct api_param q[] = { { "from", "1700000000" },
 				 { "to", "1700000300" } };
-	ck_assert_int_eq(report_serve(rep, q, 2, &b, BASE_NS + 300 * SEC), 200);
+	ck_assert_int_eq(report_api_serve(rep, q, 2, &b, BASE_NS + 300 * SEC),
+			 200);
 	json_t *doc = json_loadb(b.data, b.len, 0, NULL);
 	ck_assert_ptr_nonnull(doc);
 	/* Totals: 300 s x sum(0.01..0.10) = 165 s. */
@@ -486,8 +490,8 @@ START_TEST(test_memory_1000_switches)
 		report_begin(rep, BASE_NS + (int64_t)t * 60 * SEC + SEC);
 		for (int d = 0; d < SW; d++)
 			for (int p = 0; p < PORTS; p++) {
-				struct report_port rp = { .device = dl[d],
-							  .port = pl[p] };
+				struct rules_port_rates rp = { .device = dl[d],
+							       .port = pl[p] };
 				rp.pause_tx_s[3] = 0.5f;
 				rp.ecn[3] = 1;
 				rp.has_ecn = 1u << 3;
@@ -541,6 +545,7 @@ START_TEST(test_over_http)
 	char err[256];
 	struct http_server *h = http_new(F.st, NULL, NULL);
 	http_set_rules(h, F.r, F.l);
+	http_set_report(h, F.rep);
 	ck_assert_int_eq(
 	    http_add_listener(h, "127.0.0.1", "0", err, sizeof err), 0);
 	ck_assert_msg(http_start(h, err, sizeof err) == 0, "%s", err);

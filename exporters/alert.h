@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rules.h"
+
 struct alert;
 struct cfg_alert;
 struct rules_incident;
@@ -65,6 +67,10 @@ int alert_start(struct alert *a);
 /* An incident fired or resolved (pending ones are ignored). Never
  * blocks on I/O. */
 void alert_incident(struct alert *a, const struct rules_incident *in);
+
+/* The pusher as an output of the engine (rules_set_outputs() with ctx
+ * the pusher): its incident hook is alert_incident(). */
+extern const struct rules_output_ops alert_output_ops;
 
 void alert_get_stats(struct alert *a, struct alert_stats *out);
 

@@ -15,9 +15,11 @@
 
 #include "cfg.h"
 #include "clock.h"
+#include "json.h"
 #include "log.h"
 #include "mem.h"
 #include "rules.h"
+#include "units.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -29,7 +31,6 @@
 #include <string.h>
 #include <time.h>
 
-#define NS_PER_S       INT64_C(1000000000)
 #define BATCH	       256
 #define RESOLVED_SENDS 3
 #define BACKOFF_MIN_NS NS_PER_S
@@ -67,18 +68,6 @@ struct alert_meter {
 	_Atomic uint64_t posts_ok, posts_failed, retries, alerts_sent, dropped;
 	_Atomic int64_t last_ok_ns; /* CLOCK_MONOTONIC; 0: none */
 };
-
-static json_t *rfc3339(int64_t ns)
-{
-	time_t t = (time_t)(ns / NS_PER_S);
-	struct tm tm;
-	char buf[64];
-	gmtime_r(&t, &tm);
-	size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, sizeof buf - n, ".%03dZ",
-		 (int)(ns % NS_PER_S / 1000000));
-	return json_string(buf);
-}
 
 static const char *api_suffix = "/api/v2/alerts";
 
@@ -151,12 +140,6 @@ static const char *severity(enum rules_kind k)
 	}
 }
 
-static json_t *jstr(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-	return j ? j : json_string("?");
-}
-
 static json_t *base_json(const struct alert *a, const struct rules_incident *in)
 {
 	json_t *labels = json_deep_copy(a->static_labels);
@@ -170,13 +153,13 @@ static json_t *base_json(const struct alert *a, const struct rules_incident *in)
 	const struct rules_subject *o =
 	    in->n_subjects ? &in->subjects[0] : NULL;
 	if (o) {
-		json_object_set_new(labels, "device", jstr(o->device));
+		json_object_set_new(labels, "device", json_str(o->device));
 		if (o->port && o->port[0])
-			json_object_set_new(labels, "port", jstr(o->port));
+			json_object_set_new(labels, "port", json_str(o->port));
 		char *org = o->port && o->port[0]
 				? xasprintf("%s:%s", o->device, o->port)
 				: xstrdup(o->device);
-		json_object_set_new(labels, "origin", jstr(org));
+		json_object_set_new(labels, "origin", json_str(org));
 		free(org);
 	}
 	if (in->priority >= 0) {
@@ -185,7 +168,7 @@ static json_t *base_json(const struct alert *a, const struct rules_incident *in)
 		json_object_set_new(labels, "priority", json_string(p));
 	}
 	json_t *ann = json_object();
-	json_object_set_new(ann, "summary", jstr(in->summary));
+	json_object_set_new(ann, "summary", json_str(in->summary));
 	char id[24];
 	snprintf(id, sizeof id, "%llu", (unsigned long long)in->id);
 	json_object_set_new(ann, "incident_id", json_string(id));
@@ -194,7 +177,7 @@ static json_t *base_json(const struct alert *a, const struct rules_incident *in)
 	json_object_set_new(j, "annotations", ann);
 	json_object_set_new(
 	    j, "startsAt",
-	    rfc3339(in->fired_ns ? in->fired_ns : in->started_ns));
+	    json_time(in->fired_ns ? in->fired_ns : in->started_ns));
 	return j;
 }
 
@@ -312,10 +295,10 @@ static json_t *take_batch(struct alert *a, bool resend, int64_t now_real,
 		if (!arr)
 			arr = json_array();
 		json_t *j = json_copy(e->base);
-		json_object_set_new(j, "endsAt",
-				    rfc3339(e->resolved
-						? e->resolved
-						: now_real + 4 * a->resend_ns));
+		json_object_set_new(
+		    j, "endsAt",
+		    json_time(e->resolved ? e->resolved
+					  : now_real + 4 * a->resend_ns));
 		json_array_append_new(arr, j);
 		ids[(*n_ids)++] = e->id;
 	}
@@ -463,6 +446,16 @@ void alert_free(struct alert *a)
 	free(a->url);
 	free(a);
 }
+
+static void out_incident(void *ctx, const struct rules_incident *in)
+{
+	alert_incident(ctx, in);
+}
+
+const struct rules_output_ops alert_output_ops = {
+	.name = "alertmanager",
+	.incident = out_incident,
+};
 
 void alert_get_stats(struct alert *a, struct alert_stats *out)
 {
