@@ -5,6 +5,7 @@ libfabmon_a_SOURCES += \
 	gnmi/value.c gnmi/value.h \
 	gnmi/decode.c gnmi/decode.h \
 	gnmi/wire.c gnmi/wire.h \
+	gnmi/gnmi_cfg.c gnmi/gnmi_cfg.h \
 	gnmi/profile.c gnmi/profile.h \
 	gnmi/lldp.c gnmi/lldp.h \
 	gnmi/client.c gnmi/client.h

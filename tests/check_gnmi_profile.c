@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include "gnmi_cfg.h"
 #include "gnmi_notif.h"
 #include "path.h"
 #include "profile.h"
