@@ -1,6 +1,6 @@
 /*
  * gnmi_cfg: the gnmi: section and target blocks of fabmon.yaml (see
- * gnmi_cfg.h). The parsers moved here from core/cfg.c unchanged; they
+ * gnmi_cfg.h). The parsers moved here from core/cfg.c; they
  * run inside cfg_load() through gnmi_cfg_section's hooks, on the
  * loading thread, and own nothing past the struct they fill.
  */
@@ -9,10 +9,12 @@
 #include "gnmi_cfg.h"
 
 #include "mem.h"
+#include "path.h"
 #include "units.h"
 #include "ytree.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,9 +62,33 @@ static const char *const sub_keys[SUB_K_N] = {
 	[SUB_K_SUPPRESS] = "suppress_redundant",
 };
 
-/* One subscription; every is its default sample interval. */
-static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
-		     const struct ytree_node *n, uint64_t every)
+/*
+ * A subscription path: absolute and a valid gNMI path. The parser's
+ * message names the column in the path; for a plain one-line scalar the
+ * error points at that very column of the file, else at the value.
+ */
+static int sub_path(struct ytree_ctx *x, const struct ytree_fields *f)
+{
+	const struct ytree_node *n = f->val[SUB_K_PATH];
+	struct gnmi_path gp;
+	char perr[160];
+	unsigned pc;
+	if (n->str[0] != '/')
+		return ytree_fail_key(x, f, SUB_K_PATH, "must start with '/'");
+	if (gnmi_path_parse(n->str, &gp, perr, sizeof perr) == 0) {
+		gnmi_path_clear(&gp);
+		return 0;
+	}
+	if (n->plain && !strchr(n->str, '\n') &&
+	    sscanf(perr, "column %u:", &pc) == 1 && pc >= 1 && pc <= n->len) {
+		ytree_path_key(x, f->keys[SUB_K_PATH]);
+		return ytree_fail_pos(x, n->line, n->col + pc - 1, "%s", perr);
+	}
+	return ytree_fail_key(x, f, SUB_K_PATH, "%s", perr);
+}
+
+int gnmi_cfg_parse_sub(struct ytree_ctx *x, const struct ytree_node *n,
+		       uint64_t every, struct cfg_gnmi_sub *s)
 {
 	static const char *const names[] = { "sample", "on_change",
 					     "target_defined" };
@@ -76,11 +102,9 @@ static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
 	s->mode = CFG_SUB_SAMPLE;
 	s->sample_interval_ns = every;
 	if ((rc = ytree_need(x, &f, SUB_K_PATH)) ||
-	    (rc = ytree_opt_str(x, &f, SUB_K_PATH, &s->path)))
-		return rc;
-	if (s->path[0] != '/')
-		return ytree_fail_key(x, &f, SUB_K_PATH, "must start with '/'");
-	if ((rc = ytree_opt_str(x, &f, SUB_K_ORIGIN, &s->origin)) ||
+	    (rc = ytree_opt_str(x, &f, SUB_K_PATH, &s->path)) ||
+	    (rc = sub_path(x, &f)) ||
+	    (rc = ytree_opt_str(x, &f, SUB_K_ORIGIN, &s->origin)) ||
 	    (rc = ytree_opt_str(x, &f, SUB_K_TARGET, &s->target)) ||
 	    (rc = ytree_opt_enum(x, &f, SUB_K_MODE, names, values, 3, &mode)) ||
 	    (rc = ytree_opt_duration(x, &f, SUB_K_SAMPLE, NS_PER_MS, UINT64_MAX,
@@ -92,6 +116,14 @@ static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
 		return rc;
 	s->mode = (enum cfg_sub_mode)mode;
 	return 0;
+}
+
+void gnmi_cfg_sub_clear(struct cfg_gnmi_sub *s)
+{
+	free(s->path);
+	free(s->origin);
+	free(s->target);
+	memset(s, 0, sizeof *s);
 }
 
 enum {
@@ -176,7 +208,7 @@ static int gnmi_subs(struct ytree_ctx *x, struct cfg_gnmi *g,
 	for (size_t i = 0; i < count; i++) {
 		size_t saved = ytree_path_index(x, i);
 		g->n_subs++;
-		rc = parse_sub(x, &g->subs[i], n->kids[i], every);
+		rc = gnmi_cfg_parse_sub(x, n->kids[i], every, &g->subs[i]);
 		if (rc)
 			return rc;
 		ytree_path_cut(x, saved);

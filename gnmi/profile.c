@@ -51,6 +51,7 @@
 #include "profile.h"
 
 #include "counters.h"
+#include "gnmi_cfg.h"
 #include "log.h"
 #include "mem.h"
 #include "path.h"
@@ -81,8 +82,6 @@
 	(YTREE_NULL_ANY_CASE | YTREE_NO_SYNTAX_CONTEXT | YTREE_KEY_CSTR | \
 	 YTREE_KEY_NO_ELLIPSIS | YTREE_QUOTE_RANGE | YTREE_MINUS_NOT_NUMBER)
 #define NAME_MAX_LEN 64
-
-#define NS_PER_MS UINT64_C(1000000)
 
 /* Mapper limits. */
 #define KEY_MAX	    4096 /* serialized path bytes a cache key may hold */
@@ -388,95 +387,6 @@ out:
  * Profile sections.
  */
 
-enum {
-	SUB_K_PATH,
-	SUB_K_ORIGIN,
-	SUB_K_TARGET,
-	SUB_K_MODE,
-	SUB_K_SAMPLE,
-	SUB_K_HEARTBEAT,
-	SUB_K_SUPPRESS,
-	SUB_K_N
-};
-static const char *const sub_keys[SUB_K_N] = {
-	[SUB_K_PATH] = "path",
-	[SUB_K_ORIGIN] = "origin",
-	[SUB_K_TARGET] = "target",
-	[SUB_K_MODE] = "mode",
-	[SUB_K_SAMPLE] = "sample_interval",
-	[SUB_K_HEARTBEAT] = "heartbeat_interval",
-	[SUB_K_SUPPRESS] = "suppress_redundant",
-};
-
-static int sub_mode(struct ytree_ctx *x, const struct ytree_node *n,
-		    enum cfg_sub_mode *m)
-{
-	char q[YTREE_QUOTE_BUF];
-	int rc = ytree_want_scalar(x, n, "a string");
-	if (rc)
-		return rc;
-	if (strcmp(n->str, "sample") == 0)
-		*m = CFG_SUB_SAMPLE;
-	else if (strcmp(n->str, "on_change") == 0)
-		*m = CFG_SUB_ON_CHANGE;
-	else if (strcmp(n->str, "target_defined") == 0)
-		*m = CFG_SUB_TARGET_DEFINED;
-	else
-		return ytree_fail(
-		    x, n,
-		    "expected sample, on_change or target_defined, "
-		    "not %s",
-		    ytree_quote(n, q, sizeof q));
-	return 0;
-}
-
-static int sub_path(struct ytree_ctx *x, const struct ytree_node *n, char **out)
-{
-	struct gnmi_path gp;
-	char perr[160];
-	int rc = ytree_str(x, n, out);
-	if (rc)
-		return rc;
-	if ((*out)[0] != '/')
-		return ytree_fail(x, n, "must start with '/'");
-	if (gnmi_path_parse(*out, &gp, perr, sizeof perr))
-		return ytree_fail(x, n, "%s", perr);
-	gnmi_path_clear(&gp);
-	return 0;
-}
-
-static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
-		     const struct ytree_node *n)
-{
-	struct ytree_fields f;
-	int rc = ytree_fields_get(x, n, sub_keys, SUB_K_N, &f);
-	if (rc)
-		return rc;
-	s->mode = CFG_SUB_SAMPLE;
-	if ((rc = ytree_need(x, &f, SUB_K_PATH)) ||
-	    (rc = WITH_KEY(x, &f, SUB_K_PATH,
-			   sub_path(x, f.val[SUB_K_PATH], &s->path))) ||
-	    (rc = WITH_KEY(x, &f, SUB_K_ORIGIN,
-			   ytree_str(x, f.val[SUB_K_ORIGIN], &s->origin))) ||
-	    (rc = WITH_KEY(x, &f, SUB_K_TARGET,
-			   ytree_str(x, f.val[SUB_K_TARGET], &s->target))) ||
-	    (rc = WITH_KEY(x, &f, SUB_K_MODE,
-			   sub_mode(x, f.val[SUB_K_MODE], &s->mode))) ||
-	    (rc = WITH_KEY(x, &f, SUB_K_SAMPLE,
-			   ytree_duration(x, f.val[SUB_K_SAMPLE], NS_PER_MS,
-					  UINT64_MAX, true,
-					  &s->sample_interval_ns))) ||
-	    (rc = WITH_KEY(x, &f, SUB_K_HEARTBEAT,
-			   ytree_duration(x, f.val[SUB_K_HEARTBEAT], 0,
-					  UINT64_MAX, true,
-					  &s->heartbeat_interval_ns))) ||
-	    (rc = WITH_KEY(
-		 x, &f, SUB_K_SUPPRESS,
-		 ytree_bool(x, f.val[SUB_K_SUPPRESS], &s->suppress_redundant))))
-		return rc;
-	return 0;
-}
-
 static int parse_subs(struct ytree_ctx *x, struct gnmi_profile *p,
 		      const struct ytree_node *n)
 {
@@ -488,7 +398,7 @@ static int parse_subs(struct ytree_ctx *x, struct gnmi_profile *p,
 	for (size_t i = 0; i < n->n; i++) {
 		size_t saved = ytree_path_index(x, i);
 		p->n_subs++;
-		int rc = parse_sub(x, &p->subs[i], n->kids[i]);
+		int rc = gnmi_cfg_parse_sub(x, n->kids[i], 0, &p->subs[i]);
 		if (rc)
 			return rc;
 		ytree_path_cut(x, saved);

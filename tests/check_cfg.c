@@ -525,6 +525,22 @@ static const struct {
 	  "      subscriptions:\n        - origin: x\n",
 	  "t.yaml:6:11: targets[0].gnmi.subscriptions[0]: missing required "
 	  "key \"path\"" },
+	/* subscription paths are parsed as gNMI paths (issue #14: this
+	 * one used to pass --check-config and fail at run time) */
+	{ "targets:\n  - name: a\n    gnmi:\n      address: h:1\n"
+	  "      subscriptions:\n"
+	  "        - path: /interfaces/interface[name=*/state\n",
+	  "t.yaml:6:38: targets[0].gnmi.subscriptions[0].path: column 22: "
+	  "unterminated key" },
+	{ "targets:\n  - name: a\n    gnmi:\n      address: h:1\n"
+	  "      subscriptions:\n"
+	  "        - path: '/interfaces/interface[name=*/state'\n",
+	  "t.yaml:6:17: targets[0].gnmi.subscriptions[0].path: column 22: "
+	  "unterminated key" },
+	{ "targets:\n  - name: a\n    gnmi:\n      address: h:1\n"
+	  "      subscriptions: [{path: interfaces}]\n",
+	  "t.yaml:5:30: targets[0].gnmi.subscriptions[0].path: must start "
+	  "with '/'" },
 	{ "listen: []\n", "t.yaml:1:9: listen: needs at least one address" },
 	/* addresses */
 	{ "listen: ['::1:9465']\n",

@@ -359,6 +359,9 @@ static const struct bad_case {
 	{ "a subscription path without '/'",
 	  "name: t\nsubscriptions:\n  - path: COUNTERS\nmappings: []\n",
 	  ":3:11: subscriptions[0].path: must start with '/'" },
+	{ "a subscription path that does not parse",
+	  "name: t\nsubscriptions:\n  - path: /a/b[name=*/c\nmappings: []\n",
+	  "t.yaml:3:15: subscriptions[0].path: column 5: unterminated key" },
 	{ "a bad subscription mode",
 	  "name: t\nsubscriptions:\n  - path: /a\n    mode: stream\n",
 	  ":4:11: subscriptions[0].mode: expected sample, on_change or "
