@@ -6,7 +6,8 @@ libfabmon_a_SOURCES += \
 	gnmi/decode.c gnmi/decode.h \
 	gnmi/wire.c gnmi/wire.h \
 	gnmi/gnmi_cfg.c gnmi/gnmi_cfg.h \
-	gnmi/profile.c gnmi/profile.h \
+	gnmi/profile.c gnmi/profile.h gnmi/profile_int.h \
+	gnmi/mapper.c \
 	gnmi/lldp.c gnmi/lldp.h \
 	gnmi/client.c gnmi/client.h
 
