@@ -67,11 +67,7 @@
 
 #define PROFILE_MAX_BYTES (256 * 1024)
 #define PROFILE_MAX_DEPTH 32
-/* The wording profile messages have always had (see ytree.h). */
-#define PROFILE_YTREE_FLAGS                                               \
-	(YTREE_NULL_ANY_CASE | YTREE_NO_SYNTAX_CONTEXT | YTREE_KEY_CSTR | \
-	 YTREE_KEY_NO_ELLIPSIS | YTREE_QUOTE_RANGE | YTREE_MINUS_NOT_NUMBER)
-#define NAME_MAX_LEN 64
+#define NAME_MAX_LEN	  64
 
 static const char *const cap_names[GP_CAP_N] = { "port", "priority", "queue" };
 
@@ -663,11 +659,9 @@ struct gnmi_profile *gnmi_profile_load_buffer(const char *name, const char *buf,
 					      size_t len, char *err,
 					      size_t errlen)
 {
-	struct ytree_ctx x = { .name = name,
-			       .err = err,
-			       .errlen = errlen,
-			       .flags = PROFILE_YTREE_FLAGS,
-			       .path_size = 256 };
+	struct ytree_ctx x = {
+		.name = name, .err = err, .errlen = errlen, .path_size = 256
+	};
 	struct ytree_node *root = NULL;
 	struct gnmi_profile *p;
 
@@ -696,11 +690,9 @@ struct gnmi_profile *gnmi_profile_load_buffer(const char *name, const char *buf,
 struct gnmi_profile *gnmi_profile_load(const char *path, char *err,
 				       size_t errlen)
 {
-	struct ytree_ctx x = { .name = path,
-			       .err = err,
-			       .errlen = errlen,
-			       .flags = PROFILE_YTREE_FLAGS,
-			       .path_size = 256 };
+	struct ytree_ctx x = {
+		.name = path, .err = err, .errlen = errlen, .path_size = 256
+	};
 	struct gnmi_profile *p = NULL;
 	char *buf;
 	size_t len = 0;

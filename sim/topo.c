@@ -418,9 +418,7 @@ static void pattern_expand(const char *pat, unsigned num, char *buf, size_t len)
  * Reading the tree (core/ytree.h) the way topology files always have.
  */
 
-/* Range errors quote the value, and "-1" is out of range. */
-#define TOPO_YTREE_FLAGS (YTREE_QUOTE_RANGE | YTREE_MINUS_OUT_OF_RANGE)
-#define TOPO_PATH_SIZE	 256
+#define TOPO_PATH_SIZE 256
 
 /* Like ytree_fields_get(), but a null value is not an empty mapping. */
 static int map_fields(struct ytree_ctx *x, const struct ytree_node *map,
@@ -1617,7 +1615,6 @@ struct sim_topo *sim_topo_load_buffer(const char *name, const char *buf,
 	struct ytree_ctx x = { .name = name,
 			       .err = err,
 			       .errlen = errlen,
-			       .flags = TOPO_YTREE_FLAGS,
 			       .path_size = TOPO_PATH_SIZE };
 	struct ytree_node *root = NULL;
 	struct sim_topo *t = NULL;
@@ -1646,7 +1643,6 @@ struct sim_topo *sim_topo_load(const char *path, char *err, size_t errlen)
 	struct ytree_ctx x = { .name = path,
 			       .err = err,
 			       .errlen = errlen,
-			       .flags = TOPO_YTREE_FLAGS,
 			       .path_size = TOPO_PATH_SIZE };
 	struct sim_topo *t = NULL;
 	char *buf;
@@ -1771,7 +1767,6 @@ struct sim_topo *sim_topo_generate(const struct sim_topo_gen *g, char *err,
 	struct ytree_ctx x = { .name = NULL,
 			       .err = err,
 			       .errlen = errlen,
-			       .flags = TOPO_YTREE_FLAGS,
 			       .path_size = TOPO_PATH_SIZE };
 	struct sim_topo *t;
 	struct spec s;

@@ -315,7 +315,7 @@ static const struct bad_case {
 	{ "priority out of range",
 	  HEAD "  - path: /a/{port}\n    counter: pfc_rx_frames\n    "
 	       "priority: 8\n",
-	  ":5:15: mappings[0].priority: must be between 0 and 7, not \"8\"" },
+	  ":5:15: mappings[0].priority: must be between 0 and 7, not 8" },
 	{ "width other than 32 or 64",
 	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    width: 16\n",
 	  ":5:12: mappings[0].width: must be 32 or 64, not 16" },
