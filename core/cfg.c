@@ -4,9 +4,13 @@
  * Two passes. The first is ytree_load() (core/ytree.c): libyaml over a
  * bounded buffer (CFG_MAX_FILE_BYTES, CFG_MAX_DEPTH) into a tree of nodes
  * with their line:column. The second walks the tree section by section
- * with ytree's getters and fills a freshly allocated struct cfg; the
- * first error stops it, is written as one line "file:line:col: key.path:
- * message", and everything allocated so far is freed.
+ * with ytree's getters and fills a freshly allocated struct cfg: the
+ * skeleton's keys here, every other top-level section and every target
+ * block through its protocol's hooks (struct cfg_section_ops of the
+ * caller's struct cfg_schema), which keep what they parse in c->sections
+ * and t->blocks. The first error stops it, is written as one line
+ * "file:line:col: key.path: message", and everything allocated so far is
+ * freed (a section's fini or a block's free_target included).
  *
  * Nothing here is global or cached: every call owns its parser, tree and
  * result, so loads may run on any thread. Secrets (inline or read from
@@ -31,10 +35,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define NS_PER_M (60 * NS_PER_S)
-#define NS_PER_H (60 * NS_PER_M)
-#define NS_PER_D (24 * NS_PER_H)
 
 /* Bounds shared by several keys. */
 #define INTERVAL_MIN CFG_INTERVAL_MIN
