@@ -1128,6 +1128,118 @@ START_TEST(test_format_duration_round_trips)
 }
 END_TEST
 
+/*
+ * The hooks: a schema of one made-up protocol, so that what core does
+ * with a section is seen apart from any real one.
+ */
+struct demo {
+	uint64_t every;
+	bool seen;
+};
+
+static void *demo_init(struct cfg *c)
+{
+	(void)c;
+	return calloc(1, sizeof(struct demo));
+}
+
+static int demo_parse(struct ytree_ctx *x, struct cfg *c, void *data,
+		      const struct ytree_node *n)
+{
+	struct demo *d = data;
+	(void)c;
+	d->seen = true;
+	return ytree_duration(x, n, MS, S, false, &d->every);
+}
+
+static void demo_fini(struct cfg *c, void *data)
+{
+	(void)c;
+	free(data);
+}
+
+static uint64_t demo_interval(const struct cfg *c, const void *data)
+{
+	(void)c;
+	return ((const struct demo *)data)->every;
+}
+
+static int demo_block(struct ytree_ctx *x, const struct cfg *c,
+		      const struct ytree_node *n, void **out)
+{
+	struct demo *d = calloc(1, sizeof *d);
+	*out = d;
+	d->every = c->interval_ns;
+	return ytree_duration(x, n, 200 * MS, S, false, &d->every);
+}
+
+static uint64_t demo_block_interval(const void *data)
+{
+	return ((const struct demo *)data)->every;
+}
+
+static const struct cfg_section_ops demo_ops = {
+	.key = "demo",
+	.init = demo_init,
+	.parse = demo_parse,
+	.fini = demo_fini,
+	.interval = demo_interval,
+	.parse_target = demo_block,
+	.free_target = free,
+	.target_interval = demo_block_interval,
+};
+static const struct cfg_section_ops *const demo_list[] = { &demo_ops };
+static const struct cfg_schema demo_schema = { demo_list, 1 };
+
+static struct cfg *load_demo(const char *yaml)
+{
+	return cfg_load_buffer(&demo_schema, "t.yaml", yaml, strlen(yaml), err,
+			       sizeof err);
+}
+
+START_TEST(test_sections_go_to_their_hooks)
+{
+	struct cfg *c = load_demo("interval: 500ms\ndemo: 300ms\n"
+				  "targets:\n  - {name: a, demo: 400ms}\n"
+				  "  - {name: b, demo: 250ms}\n");
+	ck_assert_msg(c != NULL, "%s", err);
+	const struct demo *top = cfg_section(c, "demo");
+	ck_assert(top->seen);
+	ck_assert_uint_eq(top->every, 300 * MS);
+	const struct demo *b = cfg_target_block(&c->targets[1], "demo");
+	ck_assert_uint_eq(b->every, 250 * MS);
+	ck_assert_ptr_null(cfg_target_block(&c->targets[1], "gnmi"));
+	ck_assert_ptr_null(cfg_section(c, "gnmi"));
+	ck_assert_uint_eq(cfg_min_interval(c), 250 * MS);
+	cfg_free(c);
+
+	/* Absent, a section still gets its defaults. */
+	c = load_demo("interval: 2s\n");
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert(!((const struct demo *)cfg_section(c, "demo"))->seen);
+	ck_assert_uint_eq(cfg_min_interval(c), 2 * S);
+	cfg_free(c);
+	c = cfg_default(&demo_schema);
+	ck_assert_ptr_nonnull(cfg_section(c, "demo"));
+	cfg_free(c);
+}
+END_TEST
+
+START_TEST(test_hook_errors_and_unknown_protocols)
+{
+	/* The hook's error, with the key path core gave it. */
+	ck_assert_ptr_null(load_demo("targets:\n  - {name: a, demo: 1s}\n"
+				     "  - {name: b, demo: 100ms}\n"));
+	ck_assert_str_eq(err, "t.yaml:3:21: targets[1].demo: must be between "
+			      "200ms and 1s, not 100ms");
+	/* Core names no protocol: without gnmi's hooks, gnmi: is unknown. */
+	ck_assert_ptr_null(load_demo("gnmi: {threads: 2}\n"));
+	ck_assert_str_eq(err, "t.yaml:1:1: gnmi: unknown key");
+	ck_assert_ptr_null(load_demo("targets:\n  - name: a\n"));
+	ck_assert_str_eq(err, "t.yaml:2:5: targets[0]: needs demo");
+}
+END_TEST
+
 static Suite *cfg_suite(void)
 {
 	Suite *s = suite_create("cfg");
@@ -1141,6 +1253,8 @@ static Suite *cfg_suite(void)
 	tcase_add_test(tc, test_gnmi_collector_section_and_profiles_dir);
 	tcase_add_test(tc, test_gnmi_block_copies_compare_equal);
 	tcase_add_test(tc, test_accepted_spellings);
+	tcase_add_test(tc, test_sections_go_to_their_hooks);
+	tcase_add_test(tc, test_hook_errors_and_unknown_protocols);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
