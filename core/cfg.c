@@ -26,6 +26,7 @@
 #include "units.h"
 #include "ytree.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -606,6 +607,9 @@ static int section(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 	return rc;
 }
 
+_Static_assert(TOP_K_N + CFG_MAX_SECTIONS <= YTREE_MAX_FIELDS,
+	       "ytree_fields_get takes every top-level key");
+
 /* The top-level keys: the skeleton's, then the schema's sections with a
  * parse hook; sec[k] is the index in c->sections of key k. */
 struct top_keys {
@@ -683,6 +687,8 @@ static int parse_top(struct ytree_ctx *x, struct cfg *c,
 static struct cfg *cfg_new_defaults(const struct cfg_schema *s)
 {
 	struct cfg *c = xcalloc(1, sizeof *c);
+	/* The key tables are sized for at most that many. */
+	assert(s->n <= CFG_MAX_SECTIONS);
 	c->schema = s;
 	c->listen = xcalloc(1, sizeof *c->listen);
 	c->listen[0].host = xstrdup("127.0.0.1");
