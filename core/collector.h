@@ -20,12 +20,17 @@
 #include "links.h"
 #include "store.h"
 
+struct ident_table;
+
 /* links: where collectors report LLDP neighbours and NIC MACs
- * (links_report_lldp, links_set_nic_mac); may be NULL in tests. */
+ * (links_report_lldp, links_set_nic_mac); may be NULL in tests.
+ * ident: where the NIC collector publishes its ports' identities
+ * (ident.h, read by the exporters); may be NULL (nothing published). */
 struct collector_env {
 	struct store *store;
 	struct health *health;
 	struct links *links;
+	struct ident_table *ident;
 };
 
 struct collector_ops {

@@ -17,6 +17,7 @@
 #include "collector.h"
 #include "health.h"
 #include "http.h"
+#include "ident.h"
 #include "links.h"
 #include "log.h"
 #include "mem.h"
@@ -92,6 +93,8 @@ struct daemon {
 	struct alert *alert;   /* NULL without alertmanager: */
 	struct alert_meter *alert_meter; /* its figures, across reloads */
 	struct http_server *http;
+	struct ident_table *ident; /* NIC port identities: NIC collector in,
+				    * HTTP out */
 	void *collector_state[N_COLLECTORS];
 	bool collector_running[N_COLLECTORS];
 };
@@ -205,6 +208,7 @@ static int start_http(struct daemon *d)
 	d->http = http_new(d->store, d->health, &ho);
 	http_set_rules(d->http, d->rules, d->links);
 	http_set_alert_meter(d->http, d->alert_meter);
+	http_set_ident(d->http, d->ident);
 	for (size_t i = 0; i < d->cfg->n_listen; i++) {
 		const struct cfg_listen *l = &d->cfg->listen[i];
 		if (http_add_listener(d->http, l->host, l->port, err,
@@ -229,7 +233,8 @@ static int start_collectors(struct daemon *d)
 {
 	struct collector_env env = { .store = d->store,
 				     .health = d->health,
-				     .links = d->links };
+				     .links = d->links,
+				     .ident = d->ident };
 	for (size_t i = 0; collectors[i]; i++) {
 		int rc =
 		    collectors[i]->start(&env, d->cfg, &d->collector_state[i]);
@@ -370,6 +375,7 @@ static void teardown(struct daemon *d)
 	alert_free(d->alert);
 	alert_meter_free(d->alert_meter);
 	report_free(d->report);
+	ident_table_free(d->ident);
 	links_free(d->links);
 	health_free(d->health);
 	store_free(d->store);
@@ -417,6 +423,7 @@ int fabmond_run(const struct fabmond_opts *o)
 	register_targets(d.health, d.cfg);
 	d.links = links_new(NULL, NULL);
 	links_set_static(d.links, &d.cfg->topology);
+	d.ident = ident_table_new();
 	d.rules = rules_new(d.store, d.links, d.health, d.cfg, NULL);
 	struct report_opts ro;
 	report_opts_of(d.cfg, &ro);

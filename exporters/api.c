@@ -21,7 +21,7 @@
 #include "health.h"
 #include "incidents.h"
 #include "mem.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "report.h"
 #include "rules.h"
 #include "store.h"
@@ -576,7 +576,7 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 
 /* id: the port's NIC identity, NULL for a switch port. */
 static json_t *row_json(const struct store *st, const struct api_port_row *r,
-			const struct nic_ident *id)
+			const struct ident_port *id)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "device", json_str(label_name(st, r->device)));
@@ -748,19 +748,19 @@ static int serve_ports(const struct api_ctx *ctx, const struct api_param *p,
 	if (kept > 1)
 		qsort_r(t.rows, kept, sizeof *t.rows, cmp_rows, &sc);
 
-	struct nic_ident *ids;
-	size_t n_ids = nic_ident_list(&ids);
+	struct ident_port *ids;
+	size_t n_ids = ident_list(ctx->ident, &ids);
 	json_t *arr = json_array();
 	for (size_t i = 0; i < kept && i < q.limit; i++) {
 		const struct api_port_row *r = &t.rows[i];
-		const struct nic_ident *id =
-		    n_ids ? nic_ident_find(ids, n_ids,
-					   label_name(ctx->st, r->device),
-					   label_name(ctx->st, r->port))
-			  : NULL;
+		const struct ident_port *id =
+		    n_ids
+			? ident_find(ids, n_ids, label_name(ctx->st, r->device),
+				     label_name(ctx->st, r->port))
+			: NULL;
 		json_array_append_new(arr, row_json(ctx->st, r, id));
 	}
-	nic_ident_list_free(ids, n_ids);
+	ident_list_free(ids, n_ids);
 	table_free(&t);
 	json_t *root = json_object();
 	json_object_set_new(root, "total_ports", json_integer((int64_t)kept));

@@ -25,6 +25,7 @@ struct store;
 struct health;
 struct rules;
 struct links;
+struct ident_table;
 
 #define API_CONTENT_TYPE "application/json"
 
@@ -40,12 +41,14 @@ struct api_param {
 };
 
 /* What a request reads. All borrowed; rules and links may be NULL
- * (their endpoints then list nothing). */
+ * (their endpoints then list nothing), ident too (NIC rows of
+ * /api/v1/ports then have no netdev or RDMA fields). */
 struct api_ctx {
 	struct store *st;
 	struct health *h;
 	struct rules *rules;
 	struct links *links;
+	struct ident_table *ident;
 };
 
 /* True if path is an API endpoint ("/api/v1/ports"), for 404 vs 405. */

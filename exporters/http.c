@@ -71,6 +71,7 @@ struct http_server {
 	struct rules *rules; /* NULL: no engine */
 	struct links *links;
 	struct alert_meter *alert_meter; /* NULL: none */
+	struct ident_table *ident;	 /* NULL: none */
 	unsigned threads;
 	unsigned max_connections;
 	struct http_listener *ls;
@@ -377,6 +378,7 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 	int64_t prev = atomic_load(&s->last_render_ns);
 	struct prom_self self = {
 		.scrape_duration_s = prev >= 0 ? (double)prev / 1e9 : -1,
+		.ident = s->ident,
 	};
 	struct buf text;
 	buf_init(&text);
@@ -450,7 +452,11 @@ static enum MHD_Result serve_api(struct http_server *s,
 		return reply_json_error(conn, MHD_HTTP_BAD_REQUEST,
 					"too many query parameters", NULL);
 	struct api_ctx ctx = {
-		.st = s->st, .h = s->h, .rules = s->rules, .links = s->links
+		.st = s->st,
+		.h = s->h,
+		.rules = s->rules,
+		.links = s->links,
+		.ident = s->ident,
 	};
 	struct buf b;
 	buf_init(&b);
@@ -603,6 +609,11 @@ void http_set_rules(struct http_server *s, struct rules *rules,
 void http_set_alert_meter(struct http_server *s, struct alert_meter *m)
 {
 	s->alert_meter = m;
+}
+
+void http_set_ident(struct http_server *s, struct ident_table *ident)
+{
+	s->ident = ident;
 }
 
 void http_free(struct http_server *s)

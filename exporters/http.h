@@ -27,6 +27,7 @@ struct health;
 struct rules;
 struct links;
 struct alert_meter;
+struct ident_table;
 
 /* Used when an option is 0. */
 #define HTTP_DEFAULT_THREADS	     2
@@ -83,6 +84,11 @@ void http_set_rules(struct http_server *s, struct rules *rules,
 /* Shows the Alertmanager pusher's figures (fabmon_alertmanager_*) on
  * /metrics (borrowed; it must outlive the server). Before http_start. */
 void http_set_alert_meter(struct http_server *s, struct alert_meter *m);
+
+/* Shows the NIC port identities (fabmon_nic_port_info on /metrics, the
+ * NIC fields of /api/v1/ports; borrowed, it must outlive the server).
+ * Before http_start. */
+void http_set_ident(struct http_server *s, struct ident_table *ident);
 
 /* Stops the daemons, closes the sockets and frees; NULL ok. */
 void http_free(struct http_server *s);

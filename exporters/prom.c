@@ -23,7 +23,7 @@
 #include "counters.h"
 #include "health.h"
 #include "mem.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "store.h"
 
 #include <errno.h>
@@ -347,10 +347,10 @@ static void render_targets(struct buf *b, const struct health_target_info *v,
 
 /* fabmon_nic_port_info: what each NIC port label stands for, so that
  * queries can join the NIC families by netdev or RDMA device. */
-static void render_nic_ident(struct buf *b)
+static void render_nic_ident(struct ident_table *t, struct buf *b)
 {
-	struct nic_ident *v;
-	size_t n = nic_ident_list(&v);
+	struct ident_port *v;
+	size_t n = ident_list(t, &v);
 	if (!n)
 		return;
 	put_header(b, "fabmon_nic_port_info", "gauge",
@@ -371,7 +371,7 @@ static void render_nic_ident(struct buf *b)
 		buf_put_label_escaped(b, v[i].link_layer);
 		buf_puts(b, "\"} 1\n");
 	}
-	nic_ident_list_free(v, n);
+	ident_list_free(v, n);
 }
 
 static void render_self(struct store *st, struct health *h,
@@ -448,7 +448,7 @@ int prom_render(struct store *st, struct health *h,
 	free(c.cache);
 	if (rc < 0)
 		return rc;
-	render_nic_ident(out);
+	render_nic_ident(self ? self->ident : NULL, out);
 	render_self(st, h, self, out);
 	return buf_error(out);
 }

@@ -21,6 +21,7 @@
 
 struct store;
 struct health;
+struct ident_table;
 struct alert_meter_stats;
 
 /* The Content-Type of what prom_render() writes. */
@@ -31,13 +32,16 @@ struct prom_self {
 	/* Duration of the previous render, for
 	 * fabmon_scrape_duration_seconds; < 0: none yet (omitted). */
 	double scrape_duration_s;
+	/* The NIC port identities for fabmon_nic_port_info (ident.h,
+	 * borrowed); NULL: the family is left out. */
+	struct ident_table *ident;
 };
 
 /*
  * Appends the exposition to out: every canonical family that has series
  * (HELP, TYPE, then its series contiguously: series sorted by counter id,
  * the ids of a family being adjacent), then fabmon_nic_port_info (one
- * series per NIC port of the identity table, nic_ident.h), then
+ * series per NIC port of self->ident, ident.h), then
  * fabmond's fabmon_* health families. Counters print their running
  * total, gauges their value; stale series and series without a value are
  * left out. self may be NULL.

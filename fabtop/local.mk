@@ -1,12 +1,13 @@
 # fabtop: the terminal view, a client of fabmond's HTTP API. Its model
 # (JSON answers into structs), HTTP client, canvas and views are a
 # library that the tests and the fuzz target link; ui.c (curses) and
-# main.c make the program.
+# fabtop.c make the program.
 noinst_LIBRARIES += libfabtop.a
-libfabtop_a_SOURCES = fabtop/model.c fabtop/model.h \
+libfabtop_a_SOURCES = fabtop/fabtop_model.c fabtop/fabtop_model.h \
 	fabtop/fetch.c fabtop/fetch.h \
 	fabtop/canvas.c fabtop/canvas.h \
-	fabtop/view.c fabtop/view.h \
+	fabtop/view.c fabtop/view.h fabtop/view_int.h \
+	fabtop/view_sort.c fabtop/view_panes.c \
 	fabtop/app.c fabtop/app.h \
 	lib/mem.c lib/mem.h \
 	lib/units.c lib/units.h
@@ -16,7 +17,7 @@ FABTOP_LIBS = libfabtop.a $(JANSSON_LIBS) $(CURL_LIBS) -lm
 # The program is built as fabtop/fabtop (a top-level "fabtop" would
 # collide with the object directory) and installed as $(bindir)/fabtop.
 bin_PROGRAMS += fabtop/fabtop
-fabtop_fabtop_SOURCES = fabtop/main.c fabtop/ui.c fabtop/ui.h
+fabtop_fabtop_SOURCES = fabtop/fabtop.c fabtop/ui.c fabtop/ui.h
 fabtop_fabtop_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS) $(CURL_CFLAGS)
 fabtop_fabtop_LDADD = $(FABTOP_LIBS) $(NCURSESW_LIBS)
 

@@ -2,14 +2,14 @@
  * view: fabtop's state (the last data from fabmond, the current view,
  * cursor, sort and filter) and the five views drawn from it onto a
  * canvas. Pure: no I/O and no curses; the front ends (ui.c for the
- * terminal, batch mode in main.c) feed it data through app.c and keys
+ * terminal, batch mode in fabtop.c) feed it data through app.c and keys
  * through view_action, and show the canvas. One thread.
  */
 #ifndef FABMON_FABTOP_VIEW_H
 #define FABMON_FABTOP_VIEW_H
 
 #include "canvas.h"
-#include "model.h"
+#include "fabtop_model.h"
 
 #include <stdbool.h>
 

@@ -48,6 +48,7 @@
 #ifndef FABMON_GNMI_LLDP_H
 #define FABMON_GNMI_LLDP_H
 
+#include "units.h"
 #include "value.h"
 
 #include <stdbool.h>
@@ -58,7 +59,7 @@ struct gnmi_lldp;
 struct links;
 
 /* Well inside the link table's 120 s LLDP TTL (LINKS_DEFAULT_LLDP_TTL_NS). */
-#define GNMI_LLDP_REFRESH_NS (30 * INT64_C(1000000000))
+#define GNMI_LLDP_REFRESH_NS (30 * NS_PER_S)
 
 /* A reader for device (the target's name, the local device of every
  * link it reports) reporting into l as source. Never NULL. */

@@ -1,21 +1,17 @@
-# The gNMI collector (in libfabmon.a, linked by fabmond) and the gNMI
-# target library (libgnmi_target.a, linked by fabsim and the tests only).
+# The gNMI collector (in libfabmon.a, linked by fabmond). The gNMI target
+# library is in gnmi_target/local.mk.
 libfabmon_a_SOURCES += \
 	gnmi/path.c gnmi/path.h gnmi/pack.h \
-	gnmi/value.c gnmi/value.h \
+	gnmi/value.c gnmi/value.h gnmi/value_int.h \
+	gnmi/value_num.c gnmi/value_text.c \
 	gnmi/decode.c gnmi/decode.h \
 	gnmi/wire.c gnmi/wire.h \
 	gnmi/gnmi_cfg.c gnmi/gnmi_cfg.h \
 	gnmi/profile.c gnmi/profile.h gnmi/profile_int.h \
 	gnmi/mapper.c \
 	gnmi/lldp.c gnmi/lldp.h \
-	gnmi/client.c gnmi/client.h
-
-noinst_LIBRARIES += libgnmi_target.a
-libgnmi_target_a_SOURCES = gnmi/target.c gnmi/target.h
-libgnmi_target_a_CFLAGS = $(AM_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
-$(libgnmi_target_a_OBJECTS): proto/protoc.stamp
-GNMI_TARGET_LIBS = libgnmi_target.a $(FABMON_LIBS)
+	gnmi/client.c gnmi/client.h gnmi/client_int.h \
+	gnmi/client_target.c gnmi/client_thread.c
 
 check_PROGRAMS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \

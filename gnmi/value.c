@@ -1,6 +1,7 @@
 /*
  * gnmi_value: walks the leaves of a decoded gnmi.Notification as
- * borrowed views, and reads gNMI scalars as numbers.
+ * borrowed views. Reading gNMI scalars as numbers is in value_num.c,
+ * printing views and unescaping JSON strings in value_text.c.
  *
  * Everything lives in one struct gnmi_walk on the caller's stack: the
  * view handed to the callbacks, the sorted keys of the prefix and of
@@ -30,6 +31,7 @@
 
 #define PROTOBUF_C__NO_DEPRECATED 1 /* float_val, decimal_val, Update.value */
 #include "value.h"
+#include "value_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -185,28 +187,6 @@ static const char *skip_ws(const char *p, const char *end)
 	while (p < end && is_ws(*p))
 		p++;
 	return p;
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static bool is_hex4(const char *p)
-{
-	return hex_val(p[0]) >= 0 && hex_val(p[1]) >= 0 && hex_val(p[2]) >= 0 &&
-	       hex_val(p[3]) >= 0;
 }
 
 /*
@@ -505,11 +485,6 @@ static void strip_module(const char **name, size_t *len)
 	*len -= i + 1;
 }
 
-static bool span_is(const char *s, size_t len, const char *lit, size_t n)
-{
-	return len == n && memcmp(s, lit, n) == 0;
-}
-
 /*
  * The key of a list entry: p is at the '{' of a checked object. The
  * first scalar (string or number) member named "name", else "index",
@@ -594,6 +569,90 @@ struct frame {
 };
 
 /*
+ * The frame of a container (an array with array) opening at view
+ * position cur, depth deep, in a value whose path is the view's first
+ * n0 elements: where its members or entries go, and for an array the
+ * element name of its entries (see json_walk()).
+ */
+static struct frame frame_open(const struct gnmi_walk *w,
+			       const struct frame *fr, size_t depth, size_t n0,
+			       size_t cur, bool array)
+{
+	struct frame f = { .array = array };
+
+	if (!f.array) {
+		f.slot = cur;
+	} else if (depth == 0) {
+		/* the path names the list */
+		f.slot = n0 > 0 ? n0 - 1 : 0;
+		f.name = n0 > 0 ? w->v.elem[f.slot].name : "";
+		f.name_len = n0 > 0 ? w->v.elem[f.slot].name_len : 0;
+	} else if (fr[depth - 1].array) {
+		/* in an array: one level more */
+		f.slot = cur;
+		f.name = fr[depth - 1].name;
+		f.name_len = fr[depth - 1].name_len;
+	} else {
+		/* a member's value: its element */
+		f.slot = cur - 1;
+		f.name = w->v.elem[f.slot].name;
+		f.name_len = w->v.elem[f.slot].name_len;
+	}
+	return f;
+}
+
+/* Sets the view element of the next entry (at p) of the array f: its
+ * own key member, or its index, or no key for a scalar entry. */
+static void entry_elem(struct gnmi_walk *w, struct frame *f, const char *p,
+		       const char *end)
+{
+	struct gnmi_view_elem *e = &w->v.elem[f->slot];
+	struct gnmi_view_key *k = &w->jkey[f->slot];
+
+	e->name = f->name;
+	e->name_len = f->name_len;
+	e->keys = k;
+	e->n_keys = 1;
+	if (*p == '{' && find_entry_key(p, end, k)) {
+		/* keyed by its own member */
+	} else if (*p == '{' || *p == '[') {
+		k->name = "index";
+		k->name_len = 5;
+		k->value = w->jidx[f->slot];
+		k->value_len = format_u32(w->jidx[f->slot], f->index);
+	} else {
+		e->keys = NULL;
+		e->n_keys = 0;
+	}
+	f->index++;
+}
+
+/* Sets the view element of the object member whose name is at p:
+ * returns where its value starts, or NULL if the text is not as
+ * json_check() passed it. */
+static const char *member_elem(struct gnmi_walk *w, const struct frame *f,
+			       const char *p, const char *end)
+{
+	struct gnmi_view_elem *e = &w->v.elem[f->slot];
+	const char *q;
+
+	if (*p != '"')
+		return NULL;
+	q = scan_string(p, end);
+	if (q == NULL)
+		return NULL;
+	e->name = p + 1;
+	e->name_len = (size_t)(q - p - 2);
+	strip_module(&e->name, &e->name_len);
+	e->keys = NULL;
+	e->n_keys = 0;
+	p = skip_ws(q, end);
+	if (p >= end || *p != ':')
+		return NULL;
+	return skip_ws(p + 1, end);
+}
+
+/*
  * Reports the leaves of a checked JSON value whose path is the view's
  * first w->v.n elements. An object member adds one element; the entries
  * of an array that is a member's value are that member's element with
@@ -614,31 +673,10 @@ static void json_walk(struct gnmi_walk *w, const char *p, const char *end)
 			if (p >= end)
 				goto inconsistent;
 			if (*p == '{' || *p == '[') {
-				struct frame f = { .array = *p == '[' };
-
 				if (depth == GNMI_VIEW_MAX)
 					goto inconsistent;
-				if (!f.array) {
-					f.slot = cur;
-				} else if (depth == 0) {
-					/* the path names the list */
-					f.slot = n0 > 0 ? n0 - 1 : 0;
-					f.name = n0 > 0 ? w->v.elem[f.slot].name
-							: "";
-					f.name_len =
-					    n0 > 0 ? w->v.elem[f.slot].name_len
-						   : 0;
-				} else if (fr[depth - 1].array) {
-					/* in an array: one level more */
-					f.slot = cur;
-					f.name = fr[depth - 1].name;
-					f.name_len = fr[depth - 1].name_len;
-				} else {
-					/* a member's value: its element */
-					f.slot = cur - 1;
-					f.name = w->v.elem[f.slot].name;
-					f.name_len = w->v.elem[f.slot].name_len;
-				}
+				struct frame f = frame_open(w, fr, depth, n0,
+							    cur, *p == '[');
 				if (f.slot >= GNMI_VIEW_MAX)
 					goto inconsistent;
 				fr[depth++] = f;
@@ -661,48 +699,13 @@ static void json_walk(struct gnmi_walk *w, const char *p, const char *end)
 			break;
 		case JS_MEMBER: {
 			struct frame *f = &fr[depth - 1];
-			struct gnmi_view_elem *e = &w->v.elem[f->slot];
 
 			if (p >= end)
 				goto inconsistent;
-			if (f->array) {
-				struct gnmi_view_key *k = &w->jkey[f->slot];
-
-				e->name = f->name;
-				e->name_len = f->name_len;
-				e->keys = k;
-				e->n_keys = 1;
-				if (*p == '{' && find_entry_key(p, end, k)) {
-					/* keyed by its own member */
-				} else if (*p == '{' || *p == '[') {
-					k->name = "index";
-					k->name_len = 5;
-					k->value = w->jidx[f->slot];
-					k->value_len = format_u32(
-					    w->jidx[f->slot], f->index);
-				} else {
-					e->keys = NULL;
-					e->n_keys = 0;
-				}
-				f->index++;
-			} else {
-				const char *q;
-
-				if (*p != '"')
-					goto inconsistent;
-				q = scan_string(p, end);
-				if (q == NULL)
-					goto inconsistent;
-				e->name = p + 1;
-				e->name_len = (size_t)(q - p - 2);
-				strip_module(&e->name, &e->name_len);
-				e->keys = NULL;
-				e->n_keys = 0;
-				p = skip_ws(q, end);
-				if (p >= end || *p != ':')
-					goto inconsistent;
-				p = skip_ws(p + 1, end);
-			}
+			if (f->array)
+				entry_elem(w, f, p, end);
+			else if ((p = member_elem(w, f, p, end)) == NULL)
+				goto inconsistent;
 			cur = f->slot + 1;
 			st = JS_VALUE;
 			break;
@@ -1005,360 +1008,5 @@ void gnmi_walk_notification(const Gnmi__Notification *n, gnmi_leaf_fn leaf,
 					    u->value->value.len);
 		else
 			w.st->unsupported++;
-	}
-}
-
-/* ---- printing ---- */
-
-struct out {
-	char *buf;
-	size_t len;
-	size_t n;
-};
-
-static void put(struct out *o, char c)
-{
-	if (o->n + 1 < o->len)
-		o->buf[o->n] = c;
-	o->n++;
-}
-
-static void put_span(struct out *o, const char *s, size_t len,
-		     const char *special)
-{
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] != '\0' && strchr(special, s[i]) != NULL)
-			put(o, '\\');
-		put(o, s[i]);
-	}
-}
-
-size_t gnmi_view_format(const struct gnmi_view *v, char *buf, size_t len)
-{
-	struct out o = { buf, len, 0 };
-	size_t n = v->n < GNMI_VIEW_MAX ? v->n : GNMI_VIEW_MAX;
-
-	if (v->origin && v->origin[0] != '\0') {
-		put_span(&o, v->origin, strlen(v->origin), "");
-		put(&o, ':');
-	}
-	if (n == 0)
-		put(&o, '/');
-	for (size_t i = 0; i < n; i++) {
-		const struct gnmi_view_elem *e = &v->elem[i];
-
-		put(&o, '/');
-		put_span(&o, e->name, e->name_len, "/[]\\");
-		for (size_t k = 0; k < e->n_keys; k++) {
-			put(&o, '[');
-			put_span(&o, e->keys[k].name, e->keys[k].name_len,
-				 "/[]\\=");
-			put(&o, '=');
-			put_span(&o, e->keys[k].value, e->keys[k].value_len,
-				 "]\\");
-			put(&o, ']');
-		}
-	}
-	if (o.len > 0)
-		o.buf[o.n < o.len ? o.n : o.len - 1] = '\0';
-	return o.n;
-}
-
-/* ---- scalars ---- */
-
-static size_t put_utf8(char *b, uint32_t cp)
-{
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		b[0] = (char)(0xc0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		b[0] = (char)(0xe0 | cp >> 12);
-		b[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		b[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	b[0] = (char)(0xf0 | cp >> 18);
-	b[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	b[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	b[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-static uint32_t hex4(const char *p)
-{
-	return (uint32_t)(hex_val(p[0]) << 12 | hex_val(p[1]) << 8 |
-			  hex_val(p[2]) << 4 | hex_val(p[3]));
-}
-
-int gnmi_json_unescape(const char *s, size_t len, char *buf, size_t buflen,
-		       size_t *outlen)
-{
-	size_t i = 0, n = 0;
-
-	while (i < len) {
-		char c = s[i], u8[4];
-		size_t k = 1;
-
-		if (c != '\\') {
-			u8[0] = c;
-			i++;
-		} else if (i + 1 >= len) {
-			return -EINVAL;
-		} else if (s[i + 1] != 'u') {
-			static const char from[] = "\"\\/bfnrt",
-					  to[] = "\"\\/\b\f\n\r\t";
-			const char *f = memchr(from, s[i + 1], sizeof from - 1);
-
-			if (f == NULL)
-				return -EINVAL;
-			u8[0] = to[f - from];
-			i += 2;
-		} else {
-			uint32_t cp;
-
-			if (len - i < 6 || !is_hex4(s + i + 2))
-				return -EINVAL;
-			cp = hex4(s + i + 2);
-			i += 6;
-			if (cp >= 0xdc00 && cp <= 0xdfff)
-				return -EINVAL; /* a lone low surrogate */
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				uint32_t lo;
-
-				if (len - i < 6 || s[i] != '\\' ||
-				    s[i + 1] != 'u' || !is_hex4(s + i + 2))
-					return -EINVAL;
-				lo = hex4(s + i + 2);
-				if (lo < 0xdc00 || lo > 0xdfff)
-					return -EINVAL;
-				cp = 0x10000 + ((cp - 0xd800) << 10) +
-				     (lo - 0xdc00);
-				i += 6;
-			}
-			k = put_utf8(u8, cp);
-		}
-		if (n + k >= buflen)
-			return -ENOSPC;
-		memcpy(buf + n, u8, k);
-		n += k;
-	}
-	if (n >= buflen)
-		return -ENOSPC;
-	buf[n] = '\0';
-	if (outlen)
-		*outlen = n;
-	return 0;
-}
-
-/* The syntax of a decimal number text, split up. */
-struct num {
-	bool neg;
-	const char *ip; /* integer digits */
-	size_t ni;
-	const char *fp; /* fraction digits */
-	size_t nf;
-	long exp; /* clamped to +-100000: beyond, only zero is exact */
-};
-
-/* "-"? digits ("." digits*)? ([eE] [+-]? digits)?, or ".5": 0/-EINVAL. */
-static int parse_num(const char *s, size_t len, struct num *n)
-{
-	const char *p = s, *end = s + len;
-
-	memset(n, 0, sizeof *n);
-	if (p < end && *p == '-') {
-		n->neg = true;
-		p++;
-	}
-	n->ip = p;
-	while (p < end && is_digit(*p))
-		p++;
-	n->ni = (size_t)(p - n->ip);
-	n->fp = p;
-	if (p < end && *p == '.') {
-		n->fp = ++p;
-		while (p < end && is_digit(*p))
-			p++;
-		n->nf = (size_t)(p - n->fp);
-	}
-	if (n->ni + n->nf == 0)
-		return -EINVAL;
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		bool eneg = false;
-
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			eneg = *p++ == '-';
-		if (p >= end || !is_digit(*p))
-			return -EINVAL;
-		while (p < end && is_digit(*p)) {
-			if (n->exp < 100000)
-				n->exp = n->exp * 10 + (*p - '0');
-			p++;
-		}
-		if (eneg)
-			n->exp = -n->exp;
-	}
-	return p == end ? 0 : -EINVAL;
-}
-
-static char num_digit(const struct num *n, size_t k)
-{
-	return k < n->ni ? n->ip[k] : n->fp[k - n->ni];
-}
-
-static int text_u64(const char *s, size_t len, uint64_t *out)
-{
-	struct num n;
-	size_t nd;
-	long point;
-	uint64_t v = 0;
-	bool zero = true;
-	int rc;
-
-	if (span_is(s, len, "true", 4) || span_is(s, len, "false", 5)) {
-		*out = s[0] == 't';
-		return 0;
-	}
-	rc = parse_num(s, len, &n);
-	if (rc < 0)
-		return rc;
-	nd = n.ni + n.nf;
-	for (size_t k = 0; k < nd && zero; k++)
-		zero = num_digit(&n, k) == '0';
-	if (zero) {
-		*out = 0;
-		return 0;
-	}
-	if (n.neg)
-		return -ERANGE;
-	/* digits before the decimal point once the exponent is applied */
-	point = (long)n.ni + n.exp;
-	for (long k = point < 0 ? 0 : point; k < (long)nd; k++)
-		if (num_digit(&n, (size_t)k) != '0')
-			return -EINVAL; /* not an integer */
-	for (long k = 0; k < point; k++) {
-		unsigned d = k < (long)nd
-				 ? (unsigned)(num_digit(&n, (size_t)k) - '0')
-				 : 0;
-
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
-static int double_u64(double d, uint64_t *out)
-{
-	if (d != d)
-		return -EINVAL;
-	if (d == 0) {
-		*out = 0;
-		return 0;
-	}
-	/* 2^64 is exact as a double; infinities fail the same tests */
-	if (d < 0 || d >= 18446744073709551616.0)
-		return -ERANGE;
-	if ((double)(uint64_t)d != d)
-		return -EINVAL;
-	*out = (uint64_t)d;
-	return 0;
-}
-
-int gnmi_scalar_u64(const struct gnmi_scalar *v, uint64_t *out)
-{
-	switch (v->kind) {
-	case GNMI_SCALAR_UINT:
-		*out = v->u;
-		return 0;
-	case GNMI_SCALAR_INT:
-		if (v->i < 0)
-			return -ERANGE;
-		*out = (uint64_t)v->i;
-		return 0;
-	case GNMI_SCALAR_DOUBLE:
-		return double_u64(v->d, out);
-	case GNMI_SCALAR_BOOL:
-		*out = v->b;
-		return 0;
-	case GNMI_SCALAR_STRING:
-	case GNMI_SCALAR_NUMBER_TEXT:
-		return v->s ? text_u64(v->s, v->len, out) : -EINVAL;
-	default:
-		return -EINVAL;
-	}
-}
-
-static int text_double(const char *s, size_t len, double *out)
-{
-	static const double p10[] = { 1e0,  1e1,  1e2,	1e3, 1e4,  1e5,
-				      1e6,  1e7,  1e8,	1e9, 1e10, 1e11,
-				      1e12, 1e13, 1e14, 1e15 };
-	struct num n;
-	char buf[512];
-	char *endp;
-	double d;
-	int rc;
-
-	if (span_is(s, len, "true", 4) || span_is(s, len, "false", 5)) {
-		*out = s[0] == 't';
-		return 0;
-	}
-	rc = parse_num(s, len, &n);
-	if (rc < 0)
-		return rc;
-	if (n.exp == 0 && n.ni + n.nf <= 15) {
-		/* exact integer digits and one exact division: one rounding */
-		uint64_t m = 0;
-
-		for (size_t k = 0; k < n.ni + n.nf; k++)
-			m = m * 10 + (unsigned)(num_digit(&n, k) - '0');
-		d = (double)m / p10[n.nf];
-		*out = n.neg ? -d : d;
-		return 0;
-	}
-	if (len >= sizeof buf)
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	/* the syntax is checked above, so strtod sees no hex, inf or nan;
-	 * fabmond never calls setlocale(), so the radix is '.' */
-	d = strtod(buf, &endp);
-	if (endp != buf + len)
-		return -EINVAL;
-	if (isinf(d))
-		return -ERANGE;
-	*out = d;
-	return 0;
-}
-
-int gnmi_scalar_double(const struct gnmi_scalar *v, double *out)
-{
-	switch (v->kind) {
-	case GNMI_SCALAR_UINT:
-		*out = (double)v->u;
-		return 0;
-	case GNMI_SCALAR_INT:
-		*out = (double)v->i;
-		return 0;
-	case GNMI_SCALAR_DOUBLE:
-		*out = v->d;
-		return 0;
-	case GNMI_SCALAR_BOOL:
-		*out = v->b ? 1 : 0;
-		return 0;
-	case GNMI_SCALAR_STRING:
-	case GNMI_SCALAR_NUMBER_TEXT:
-		return v->s ? text_double(v->s, v->len, out) : -EINVAL;
-	default:
-		return -EINVAL;
 	}
 }

@@ -41,6 +41,7 @@ struct nic_col {
 	struct store *store;
 	struct health *health;
 	struct links *links;
+	struct ident_table *ident; /* borrowed; may be NULL */
 	pthread_t tid;
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* reload and stop wake the thread */
@@ -97,10 +98,11 @@ static void add_entry(struct nic_col *col, const struct cfg_nic_host *c)
 		.store = col->store,
 		.health = e->health,
 		.links = col->links,
+		.ident = col->ident,
 		.device = e->device,
 		.sysfs_root = e->root,
 		.ethtool_dir = e->ethtool_dir,
-		.interval_ms = (uint32_t)(col->interval_ns / 1000000),
+		.interval_ms = (uint32_t)(col->interval_ns / NS_PER_MS),
 	};
 	e->host = nic_host_new(&o);
 }
@@ -176,6 +178,7 @@ static int nic_start(const struct collector_env *env, const struct cfg *cfg,
 	col->store = env->store;
 	col->health = env->health;
 	col->links = env->links;
+	col->ident = env->ident;
 	col->interval_ns = interval_of(cfg);
 	pthread_mutex_init(&col->lock, NULL);
 	pthread_condattr_t ca;

@@ -17,7 +17,7 @@
 #include "log.h"
 #include "mem.h"
 #include "nic_ethtool.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "nic_map.h"
 #include "nic_sysfs.h"
 #include "units.h"
@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LOG_SUB	 "nic"
+#define LOG_SUB "nic"
 
 struct ctr {
 	int fd;
@@ -67,6 +67,7 @@ struct nic_host {
 	struct store *store;
 	struct health_target *health;
 	struct links *links;
+	struct ident_table *ident; /* borrowed; NULL: nothing published */
 	char *device, *root, *ethtool_dir;
 	uint32_t interval_ms;
 	int64_t rescan_ns;
@@ -103,6 +104,7 @@ struct nic_host *nic_host_new(const struct nic_host_opts *o)
 	h->store = o->store;
 	h->health = o->health;
 	h->links = o->links;
+	h->ident = o->ident;
 	h->device = xstrdup(o->device);
 	h->root = xstrdup(o->sysfs_root);
 	h->ethtool_dir = o->ethtool_dir ? xstrdup(o->ethtool_dir) : NULL;
@@ -110,7 +112,7 @@ struct nic_host *nic_host_new(const struct nic_host_opts *o)
 	h->no_ethtool = o->no_ethtool;
 	h->rescan_ns = o->rescan_ns;
 	if (!h->rescan_ns) {
-		h->rescan_ns = 10 * (int64_t)h->interval_ms * 1000000;
+		h->rescan_ns = 10 * (int64_t)h->interval_ms * NS_PER_MS;
 		if (h->rescan_ns < NS_PER_S)
 			h->rescan_ns = NS_PER_S;
 		if (h->rescan_ns > 10 * NS_PER_S)
@@ -154,7 +156,8 @@ void nic_host_free(struct nic_host *h)
 {
 	if (!h)
 		return;
-	nic_ident_withdraw(h);
+	if (h->ident)
+		ident_withdraw(h->ident, h);
 	for (size_t i = 0; i < h->n_ports; i++)
 		port_free(&h->ports[i]);
 	free(h->ports);
@@ -349,11 +352,13 @@ static bool same_ports(const struct nic_host *h,
  * label stands for (ports that went are withdrawn with the rest). */
 static void publish_ident(const struct nic_host *h)
 {
-	struct nic_ident *v =
+	if (!h->ident)
+		return;
+	struct ident_port *v =
 	    h->n_ports ? xcalloc(h->n_ports, sizeof *v) : NULL;
 	for (size_t i = 0; i < h->n_ports; i++) {
 		const struct port *p = &h->ports[i];
-		v[i] = (struct nic_ident){
+		v[i] = (struct ident_port){
 			.device = h->device,
 			.port = p->label,
 			.rdma_device = p->sp.dev,
@@ -363,7 +368,7 @@ static void publish_ident(const struct nic_host *h)
 			    p->sp.ethernet ? "Ethernet" : "InfiniBand",
 		};
 	}
-	nic_ident_publish(h, v, h->n_ports);
+	ident_publish(h->ident, h, v, h->n_ports);
 	free(v);
 }
 
@@ -436,7 +441,7 @@ static void scan(struct nic_host *h)
 		if (!h->idle_logged) {
 			char every[32];
 			units_format_duration((uint64_t)h->rescan_ns, every,
-					    sizeof every);
+					      sizeof every);
 			log_notice(LOG_SUB,
 				   "%s: no RDMA devices under "
 				   "%s/class/infiniband%s%s: nothing to "

@@ -35,6 +35,7 @@
 #define FABMON_NIC_HOST_H
 
 #include "health.h"
+#include "ident.h"
 #include "links.h"
 #include "store.h"
 
@@ -46,6 +47,7 @@ struct nic_host_opts {
 	struct store *store;
 	struct health_target *health; /* NULL: not reported */
 	struct links *links;	      /* NULL: NIC MACs not reported */
+	struct ident_table *ident;    /* NULL: identities not published */
 	const char *device;	      /* the device label */
 	const char *sysfs_root;	      /* "/sys" or a tree laid out like it */
 	const char *ethtool_dir;      /* NULL: the SIOCETHTOOL ioctl */

@@ -1,8 +1,12 @@
 # The simulated fabric's library: topology (sim_topo_), then the counter
 # model, scenarios and serving as they come; fabsim and its tests link it.
 noinst_LIBRARIES += libfabsim.a
-libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/model.c sim/model.h \
-	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h
+libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/topo_int.h sim/topo_parse.c \
+	sim/topo_gen.c sim/topo_names.c sim/model.c sim/model.h \
+	sim/model_int.h sim/model_route.c sim/model_ctl.c \
+	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h \
+	sim/snmp_agent_int.h sim/snmp_agent_serve.c sim/scenario_int.h \
+	sim/scenario_truth.c sim/scenario_run.c
 libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMPAGENT_CFLAGS)
 # Programs that call sim_snmp_* (the embedded SNMP agent) also link this.
 SIM_SNMP_LIBS = $(NETSNMPAGENT_LIBS)
@@ -50,7 +54,8 @@ FABSIM_LIBS = libfabsim_serve.a libfabsim.a libgnmi_target.a \
 	$(SIM_SNMP_LIBS) $(FABMON_LIBS)
 
 bin_PROGRAMS += fabsim
-fabsim_SOURCES = sim/fabsim.c
+fabsim_SOURCES = sim/fabsim.c sim/fabsim_int.h sim/fabsim_opts.c \
+	sim/fabsim_opts.h sim/fabsim_run.c sim/fabsim_ctl.c sim/fabsim_conf.c
 fabsim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 fabsim_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
 fabsim_LDADD = $(FABSIM_LIBS)

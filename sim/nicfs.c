@@ -250,17 +250,13 @@ static const char *ib_rate_name(unsigned gbps)
 	return NULL;
 }
 
-/* Builds one NIC port's tree; the first error goes to *rc. */
-static void make_port(struct sim_nicfs *w, struct nf_port *np, const char *dir,
-		      int *rc)
+/* The RDMA device's directories and attributes under base (its
+ * /sys/class/infiniband/<dev>); the first error goes to *rc. */
+static void make_rdma_attrs(const struct sim_port *p, const char *base, int *rc)
 {
-	const struct sim_port *p = np->port;
-	const struct sim_node *h = p->node;
-	char base[PATH_LEN], path[PATH_LEN + 128], buf[VALUE_WIDTH + 2];
+	char path[PATH_LEN + 128];
 	int r;
 
-	pathf(base, sizeof base, "%s/%s/sys/class/infiniband/%s", dir, h->name,
-	      p->rdma_dev);
 	static const char *const subdirs[] = { "ports/1/counters",
 					       "ports/1/hw_counters",
 					       "ports/1/gid_attrs/ndevs",
@@ -317,8 +313,15 @@ static void make_port(struct sim_nicfs *w, struct nf_port *np, const char *dir,
 	snprintf(nd, sizeof nd, "%s\n", rate);
 	if ((r = put_file(path, nd)) < 0 && !*rc)
 		*rc = r;
+}
 
-	/* Counters. */
+/* The port's counter files under base, the live ones kept open in np;
+ * the first error goes to *rc. */
+static void make_rdma_counters(struct nf_port *np, const char *base, int *rc)
+{
+	char path[PATH_LEN + 128], buf[VALUE_WIDTH + 2];
+	int r;
+
 	for (size_t i = 0;
 	     i < sizeof static_counters / sizeof static_counters[0]; i++) {
 		pathf(path, sizeof path, "%s/ports/1/counters/%s", base,
@@ -346,9 +349,18 @@ static void make_port(struct sim_nicfs *w, struct nf_port *np, const char *dir,
 	pathf(path, sizeof path, "%s/ports/1/phys_state", base);
 	format_text(buf, "5: LinkUp");
 	np->fd_phys = open_fixed(path, buf, rc);
+}
 
-	/* The netdev. */
-	pathf(base, sizeof base, "%s/%s/sys/class/net/%s", dir, h->name,
+/* The netdev's directory (in dir's host tree) and files, the live ones
+ * kept open in np; the first error goes to *rc. */
+static void make_netdev(struct nf_port *np, const char *dir, int *rc)
+{
+	const struct sim_port *p = np->port;
+	char base[PATH_LEN], path[PATH_LEN + 128], buf[VALUE_WIDTH + 2];
+	char nd[96];
+	int r;
+
+	pathf(base, sizeof base, "%s/%s/sys/class/net/%s", dir, p->node->name,
 	      p->netdev);
 	if ((r = make_dirs(base)) < 0 && !*rc)
 		*rc = r;
@@ -371,6 +383,22 @@ static void make_port(struct sim_nicfs *w, struct nf_port *np, const char *dir,
 	pathf(path, sizeof path, "%s/address", base);
 	if ((r = put_file(path, nd)) < 0 && !*rc)
 		*rc = r;
+}
+
+/* Builds one NIC port's tree; the first error goes to *rc. */
+static void make_port(struct sim_nicfs *w, struct nf_port *np, const char *dir,
+		      int *rc)
+{
+	const struct sim_port *p = np->port;
+	const struct sim_node *h = p->node;
+	char base[PATH_LEN];
+	int r;
+
+	pathf(base, sizeof base, "%s/%s/sys/class/infiniband/%s", dir, h->name,
+	      p->rdma_dev);
+	make_rdma_attrs(p, base, rc);
+	make_rdma_counters(np, base, rc);
+	make_netdev(np, dir, rc);
 
 	pathf(base, sizeof base, "%s/%s/ethtool", dir, h->name);
 	if ((r = make_dirs(base)) < 0 && !*rc)

@@ -142,7 +142,8 @@ sim_scenario_incident(const struct sim_scenario *s, size_t i);
 const char *sim_scenario_kind_name(enum sim_scenario_kind kind);
 
 /*
- * fabsim's run-time control (a self-contained block for sim/fabsim.c).
+ * fabsim's run-time control (a self-contained block for sim/fabsim_run.c
+ * and sim/fabsim_ctl.c).
  *
  * sim_scenario_new_empty: a scenario over t (taken over: freed with the
  * scenario) with the given seed, a 24 h duration and no traffic, events

@@ -20,6 +20,7 @@
 
 #include "mem.h"
 #include "target.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -28,7 +29,6 @@
 #include <string.h>
 
 #define N_QUEUES 8
-#define NS_PER_S UINT64_C(1000000000)
 
 /* Per-port leaves of the OpenConfig flavours, in handle order. */
 enum {

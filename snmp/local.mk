@@ -4,7 +4,9 @@ libfabmon_a_SOURCES += \
 	snmp/snmp_varbind.c snmp/snmp_varbind.h \
 	snmp/snmp_cfg.c snmp/snmp_cfg.h \
 	snmp/snmp_profile.c snmp/snmp_profile.h \
-	snmp/snmp_poller.c snmp/snmp_poller.h
+	snmp/snmp_keys.c snmp/snmp_keys.h \
+	snmp/snmp_poller.c snmp/snmp_poller.h snmp/snmp_int.h \
+	snmp/snmp_session.c snmp/snmp_walk.c snmp/snmp_lldp.c
 libfabmon_a_CFLAGS += $(NETSNMP_CFLAGS)
 FABMON_LIBS += $(NETSNMP_LIBS)
 

@@ -9,7 +9,7 @@
 #include "config.h"
 
 #include "canvas.h"
-#include "model.h"
+#include "fabtop_model.h"
 #include "view.h"
 
 #include <check.h>

@@ -22,7 +22,7 @@
 #include "nic_collector.h"
 #include "nic_ethtool.h"
 #include "nic_host.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "nic_map.h"
 #include "nic_sysfs.h"
 #include "nicfs.h"
@@ -415,6 +415,7 @@ END_TEST
 struct fx {
 	struct store *st;
 	struct health *hl;
+	struct ident_table *id;
 	struct nic_host *h;
 };
 
@@ -426,6 +427,7 @@ static void fx_open(struct fx *f, const char *device, const char *root,
 {
 	f->st = store_new(NULL);
 	f->hl = health_new();
+	f->id = ident_table_new();
 	struct nic_host_opts o = {
 		.store = f->st,
 		.health = health_target(f->hl, device, "nic"),
@@ -433,6 +435,7 @@ static void fx_open(struct fx *f, const char *device, const char *root,
 		.sysfs_root = root,
 		.ethtool_dir = ethtool,
 		.links = fx_links,
+		.ident = f->id,
 		.interval_ms = 100,
 	};
 	f->h = nic_host_new(&o);
@@ -441,6 +444,10 @@ static void fx_open(struct fx *f, const char *device, const char *root,
 static void fx_close(struct fx *f)
 {
 	nic_host_free(f->h);
+	/* The host withdrew its identities. */
+	struct ident_port *l;
+	ck_assert_uint_eq(ident_list(f->id, &l), 0);
+	ident_table_free(f->id);
 	health_free(f->hl);
 	store_free(f->st);
 }
@@ -529,15 +536,15 @@ START_TEST(test_roce_tree_ports_and_values)
 	ck_assert_str_eq(nic_host_port_netdev(roce.h, 1), "ens1f1np1");
 	ck_assert_str_eq(nic_host_port_label(roce.h, 2), "rxe0");
 	/* The same identities reach the exporters' table. */
-	struct nic_ident *ids;
-	size_t n_ids = nic_ident_list(&ids);
-	const struct nic_ident *id = nic_ident_find(ids, n_ids, "h1", "mlx5_1");
+	struct ident_port *ids;
+	size_t n_ids = ident_list(roce.id, &ids);
+	const struct ident_port *id = ident_find(ids, n_ids, "h1", "mlx5_1");
 	ck_assert_ptr_nonnull(id);
 	ck_assert_str_eq(id->netdev, "ens1f1np1");
 	ck_assert_str_eq(id->rdma_device, "mlx5_1");
 	ck_assert_uint_eq(id->rdma_port, 1);
 	ck_assert_str_eq(id->link_layer, "Ethernet");
-	nic_ident_list_free(ids, n_ids);
+	ident_list_free(ids, n_ids);
 
 	ck_assert(get(st, "h1", "mlx5_0", FM_C_CNP_SENT, 0).value == 800);
 	ck_assert(get(st, "h1", "mlx5_0", FM_C_CNP_HANDLED, 0).value == 700);
@@ -819,10 +826,23 @@ START_TEST(test_collector_reload_converges)
 	      tmpdir, tmpdir, procfs_copy);
 	struct cfg *c1 = load(yaml);
 	ck_assert_msg(c1 != NULL, "%s", err);
-	struct collector_env env = { .store = roce.st, .health = roce.hl };
+	struct ident_table *ids = ident_table_new();
+	struct collector_env env = { .store = roce.st,
+				     .health = roce.hl,
+				     .ident = ids };
 	void *state = NULL;
 	ck_assert_int_eq(nic_collector_ops.start(&env, c1, &state), 0);
 	ck_assert(appears(roce.st, "ib1", "mlx5_0", FM_C_BYTES_RX));
+	/* The collector's hosts publish into the table it was given, not
+	 * into the fixture's. */
+	struct ident_port *l;
+	size_t n = ident_list(ids, &l);
+	ck_assert_ptr_nonnull(ident_find(l, n, "ib1", "mlx5_0"));
+	ck_assert_ptr_nonnull(ident_find(l, n, "h1", "mlx5_1"));
+	ident_list_free(l, n);
+	n = ident_list(roce.id, &l);
+	ck_assert_ptr_null(ident_find(l, n, "ib1", "mlx5_0"));
+	ident_list_free(l, n);
 	ck_assert(appears(roce.st, "h1", "mlx5_0", FM_C_CNP_SENT));
 	ck_assert_uint_eq(health_entries(roce.hl, "ib1"), 1);
 
@@ -847,7 +867,10 @@ START_TEST(test_collector_reload_converges)
 	ck_assert_int_eq(nic_collector_ops.reload(state, c3), 0);
 	ck_assert(!has(roce.st, "h2", "mlx5_0", FM_C_CNP_SENT, 0));
 	ck_assert_uint_eq(health_entries(roce.hl, "h1"), 0);
+	/* Hosts that left withdrew their identities. */
+	ck_assert_uint_eq(ident_list(ids, &l), 0);
 	nic_collector_ops.stop(state);
+	ident_table_free(ids);
 	cfg_free(c1);
 	cfg_free(c2);
 	cfg_free(c3);
@@ -1042,49 +1065,99 @@ END_TEST
 START_TEST(test_ident_table_publish_replace_withdraw)
 {
 	int a = 0, b = 0; /* owner tokens: their addresses */
-	struct nic_ident pa[] = {
+	struct ident_port pa[] = {
 		{ "hostb", "mlx5_1", "mlx5_1", 1, "ens1f1np1", "Ethernet" },
 		{ "hostb", "mlx5_0", "mlx5_0", 1, "ens1f0np0", "Ethernet" },
 	};
-	struct nic_ident pb[] = {
+	struct ident_port pb[] = {
 		{ "hosta", "mlx5_0/2", "mlx5_0", 2, "", "InfiniBand" },
 		/* the same key as one of a's: listed once */
 		{ "hostb", "mlx5_0", "mlx5_0", 1, "other", "Ethernet" },
 	};
-	struct nic_ident *l;
-	nic_ident_publish(&a, pa, 2);
-	nic_ident_publish(&b, pb, 2);
-	size_t n = nic_ident_list(&l);
+	struct ident_table *t = ident_table_new();
+	struct ident_port *l;
+	ident_publish(t, &a, pa, 2);
+	ident_publish(t, &b, pb, 2);
+	size_t n = ident_list(t, &l);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_str_eq(l[0].device, "hosta");
 	ck_assert_str_eq(l[0].port, "mlx5_0/2");
 	ck_assert_uint_eq(l[0].rdma_port, 2);
 	ck_assert_str_eq(l[1].port, "mlx5_0");
 	ck_assert_str_eq(l[2].port, "mlx5_1");
-	const struct nic_ident *f = nic_ident_find(l, n, "hostb", "mlx5_1");
+	const struct ident_port *f = ident_find(l, n, "hostb", "mlx5_1");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_str_eq(f->netdev, "ens1f1np1");
-	ck_assert_ptr_null(nic_ident_find(l, n, "hostb", "mlx5_2"));
-	ck_assert_ptr_null(nic_ident_find(l, n, "hostc", "mlx5_0"));
-	nic_ident_list_free(l, n);
+	ck_assert_ptr_null(ident_find(l, n, "hostb", "mlx5_2"));
+	ck_assert_ptr_null(ident_find(l, n, "hostc", "mlx5_0"));
+	ident_list_free(l, n);
 
 	/* A rescan replaces a's entries: mlx5_1 went. */
-	nic_ident_publish(&a, pa + 1, 1);
-	n = nic_ident_list(&l);
+	ident_publish(t, &a, pa + 1, 1);
+	n = ident_list(t, &l);
 	ck_assert_uint_eq(n, 2);
-	ck_assert_ptr_null(nic_ident_find(l, n, "hostb", "mlx5_1"));
-	ck_assert_ptr_nonnull(nic_ident_find(l, n, "hostb", "mlx5_0"));
-	nic_ident_list_free(l, n);
+	ck_assert_ptr_null(ident_find(l, n, "hostb", "mlx5_1"));
+	ck_assert_ptr_nonnull(ident_find(l, n, "hostb", "mlx5_0"));
+	ident_list_free(l, n);
 
 	/* Withdrawing b leaves a's alone, even for a shared key. */
-	nic_ident_withdraw(&b);
-	n = nic_ident_list(&l);
+	ident_withdraw(t, &b);
+	n = ident_list(t, &l);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(l[0].netdev, "ens1f0np0");
-	nic_ident_list_free(l, n);
-	nic_ident_withdraw(&a);
-	ck_assert_uint_eq(nic_ident_list(&l), 0);
+	ident_list_free(l, n);
+	ident_withdraw(t, &a);
+	ck_assert_uint_eq(ident_list(t, &l), 0);
 	ck_assert_ptr_null(l);
+	ident_table_free(t);
+	/* No table: nothing to list. */
+	ck_assert_uint_eq(ident_list(NULL, &l), 0);
+	ck_assert_ptr_null(l);
+	ident_table_free(NULL);
+}
+END_TEST
+
+/* Two tables share nothing: the same owner publishes into both, and
+ * withdrawing from one, or freeing it with entries in it, leaves the
+ * other whole. */
+START_TEST(test_ident_tables_are_independent)
+{
+	int owner = 0;
+	struct ident_port p1[] = {
+		{ "h1", "mlx5_0", "mlx5_0", 1, "eth0", "Ethernet" },
+	};
+	struct ident_port p2[] = {
+		{ "h2", "mlx5_0", "mlx5_0", 1, "eth9", "Ethernet" },
+		{ "h2", "mlx5_1", "mlx5_1", 1, "eth8", "InfiniBand" },
+	};
+	struct ident_table *t1 = ident_table_new();
+	struct ident_table *t2 = ident_table_new();
+	ident_publish(t1, &owner, p1, 1);
+	ident_publish(t2, &owner, p2, 2);
+	struct ident_port *l;
+	size_t n = ident_list(t1, &l);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(l[0].netdev, "eth0");
+	ident_list_free(l, n);
+	n = ident_list(t2, &l);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_null(ident_find(l, n, "h1", "mlx5_0"));
+	ident_list_free(l, n);
+
+	ident_withdraw(t1, &owner);
+	ck_assert_uint_eq(ident_list(t1, &l), 0);
+	n = ident_list(t2, &l);
+	ck_assert_uint_eq(n, 2);
+	ident_list_free(l, n);
+
+	/* Freed with entries in it (its own copies go with it). */
+	ident_publish(t1, &owner, p1, 1);
+	ident_table_free(t1);
+	n = ident_list(t2, &l);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(l[1].link_layer, "InfiniBand");
+	ident_list_free(l, n);
+	ident_table_free(t2);
 }
 END_TEST
 
@@ -1097,6 +1170,7 @@ static Suite *nic_suite(void)
 	tcase_add_test(tc, test_ethtool_text_trims_and_tracks_names);
 	tcase_add_test(tc, test_ethtool_file_missing_is_an_error);
 	tcase_add_test(tc, test_ident_table_publish_replace_withdraw);
+	tcase_add_test(tc, test_ident_tables_are_independent);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cfg");

@@ -9,7 +9,7 @@
 #include "buf.h"
 #include "counters.h"
 #include "health.h"
-#include "nic_ident.h"
+#include "ident.h"
 #include "prom.h"
 #include "store.h"
 
@@ -28,7 +28,8 @@ static struct store *st;
 static struct health *hl;
 static int64_t mono_now;
 static store_label owner;
-static char *text; /* the last render */
+static char *text;		/* the last render */
+static struct ident_table *ids; /* the renderer's NIC identities */
 
 static int64_t fake_mono(void *ctx)
 {
@@ -43,12 +44,14 @@ static void setup(void)
 	st = store_new(&o);
 	hl = health_new();
 	owner = store_intern(st, "t1");
+	ids = ident_table_new();
 	text = NULL;
 }
 
 static void teardown(void)
 {
 	free(text);
+	ident_table_free(ids);
 	health_free(hl);
 	store_free(st);
 }
@@ -94,7 +97,7 @@ static const char *render_with(const struct prom_self *self)
 
 static const char *render(void)
 {
-	struct prom_self self = { .scrape_duration_s = 0.25 };
+	struct prom_self self = { .scrape_duration_s = 0.25, .ident = ids };
 	return render_with(&self);
 }
 
@@ -319,11 +322,17 @@ START_TEST(test_nic_port_info_family)
 	static const int ident_owner;
 	const char *t = render();
 	ck_assert_ptr_null(strstr(t, "fabmon_nic_port_info"));
-	struct nic_ident id[] = {
+	struct ident_port id[] = {
 		{ "h\"1", "mlx5_0/2", "mlx5_0", 2, "ib\\0", "InfiniBand" },
 		{ "h0", "mlx5_0", "mlx5_0", 1, "ens1f0np0", "Ethernet" },
 	};
-	nic_ident_publish(&ident_owner, id, 2);
+	/* A table the renderer was not given does not show. */
+	struct ident_table *other = ident_table_new();
+	ident_publish(other, &ident_owner, id, 2);
+	t = render();
+	ck_assert_ptr_null(strstr(t, "fabmon_nic_port_info"));
+	ident_table_free(other);
+	ident_publish(ids, &ident_owner, id, 2);
 	t = render();
 	ck_line(t, "# TYPE fabmon_nic_port_info gauge");
 	ck_line(t, "fabmon_nic_port_info{device=\"h0\",port=\"mlx5_0\","
@@ -333,7 +342,7 @@ START_TEST(test_nic_port_info_family)
 		   "rdma_device=\"mlx5_0\",rdma_port=\"2\","
 		   "netdev=\"ib\\\\0\",link_layer=\"InfiniBand\"} 1");
 	check_structure(t, NULL);
-	nic_ident_withdraw(&ident_owner);
+	ident_withdraw(ids, &ident_owner);
 	t = render();
 	ck_assert_ptr_null(strstr(t, "fabmon_nic_port_info"));
 }
@@ -704,11 +713,11 @@ START_TEST(test_promtool_accepts_the_exposition)
 	health_target_updated(a, 1);
 	health_target_set_duration(a, 0.01);
 	static const int ident_owner;
-	struct nic_ident id = { "h0", "mlx5_0",	   "mlx5_0",
-				1,    "ens1f0np0", "Ethernet" };
-	nic_ident_publish(&ident_owner, &id, 1);
+	struct ident_port id = { "h0", "mlx5_0",    "mlx5_0",
+				 1,    "ens1f0np0", "Ethernet" };
+	ident_publish(ids, &ident_owner, &id, 1);
 	const char *t = render();
-	nic_ident_withdraw(&ident_owner);
+	ident_withdraw(ids, &ident_owner);
 	const char *tmp = getenv("TMPDIR");
 	char path[512];
 	snprintf(path, sizeof path, "%s/check_prom.XXXXXX",

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "counters.h"
+#include "snmp_keys.h"
 #include "snmp_profile.h"
 #include "snmp_varbind.h"
 #include "store.h"
@@ -433,6 +434,65 @@ START_TEST(test_shipped_profiles_load_and_choose_by_sysobjectid)
 }
 END_TEST
 
+/* The SNMPv3 key cache derives each (auth, password) once, holds at
+ * most its capacity (the least recently used entry goes), refuses a
+ * short password and leaves no byte of a key or password behind. */
+START_TEST(test_v3_key_cache_is_bounded_and_wiped)
+{
+	struct snmp_keys *c = snmp_keys_new(2);
+	ck_assert(snmp_keys_wiped(c));
+	uint8_t a[SNMP_KEYS_KU_MAX], b[SNMP_KEYS_KU_MAX];
+	size_t la, lb;
+	char err[128];
+	ck_assert_int_eq(snmp_keys_get(c, CFG_SNMP_AUTH_SHA256, "password-one",
+				       a, &la, err, sizeof err),
+			 0);
+	ck_assert_uint_gt(la, 0);
+	/* A hit gives the same key without deriving again. */
+	ck_assert_int_eq(snmp_keys_get(c, CFG_SNMP_AUTH_SHA256, "password-one",
+				       b, &lb, err, sizeof err),
+			 0);
+	ck_assert_uint_eq(la, lb);
+	ck_assert_mem_eq(a, b, la);
+	ck_assert_uint_eq(snmp_keys_count(c), 1);
+	/* Another protocol is another key. */
+	ck_assert_int_eq(snmp_keys_get(c, CFG_SNMP_AUTH_SHA512, "password-one",
+				       b, &lb, err, sizeof err),
+			 0);
+	ck_assert_uint_eq(snmp_keys_count(c), 2);
+	/* Use the first again, then a third evicts the second. */
+	ck_assert_int_eq(snmp_keys_get(c, CFG_SNMP_AUTH_SHA256, "password-one",
+				       b, &lb, err, sizeof err),
+			 0);
+	ck_assert_int_eq(snmp_keys_get(c, CFG_SNMP_AUTH_SHA256, "password-two",
+				       b, &lb, err, sizeof err),
+			 0);
+	ck_assert_uint_eq(snmp_keys_count(c), 2);
+	ck_assert(snmp_keys_has(c, CFG_SNMP_AUTH_SHA256, "password-one"));
+	ck_assert(snmp_keys_has(c, CFG_SNMP_AUTH_SHA256, "password-two"));
+	ck_assert(!snmp_keys_has(c, CFG_SNMP_AUTH_SHA512, "password-one"));
+	/* Too short to derive: an error, nothing cached. */
+	ck_assert_int_eq(snmp_keys_get(c, CFG_SNMP_AUTH_SHA256, "short", b, &lb,
+				       err, sizeof err),
+			 -EINVAL);
+	ck_assert_str_eq(err, "cannot derive a key from the password (at "
+			      "least 8 characters)");
+	ck_assert_uint_eq(snmp_keys_count(c), 2);
+	ck_assert(!snmp_keys_wiped(c));
+	snmp_keys_clear(c);
+	ck_assert_uint_eq(snmp_keys_count(c), 0);
+	ck_assert(snmp_keys_wiped(c));
+	ck_assert(!snmp_keys_has(c, CFG_SNMP_AUTH_SHA256, "password-one"));
+	/* A cleared cache derives again, the same key. */
+	ck_assert_int_eq(snmp_keys_get(c, CFG_SNMP_AUTH_SHA256, "password-one",
+				       b, &lb, err, sizeof err),
+			 0);
+	ck_assert_mem_eq(a, b, la);
+	snmp_keys_free(c);
+	snmp_keys_free(NULL);
+}
+END_TEST
+
 static Suite *snmp_suite(void)
 {
 	Suite *s = suite_create("snmp");
@@ -453,6 +513,9 @@ static Suite *snmp_suite(void)
 	tcase_add_test(tc, test_profile_errors_name_line_col_and_key);
 	tcase_add_test(tc,
 		       test_shipped_profiles_load_and_choose_by_sysobjectid);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("keys");
+	tcase_add_test(tc, test_v3_key_cache_is_bounded_and_wiped);
 	suite_add_tcase(s, tc);
 	return s;
 }

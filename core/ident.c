@@ -1,5 +1,5 @@
 /*
- * nic_ident: the process's NIC port identity table (see nic_ident.h).
+ * ident: the port identity table (see ident.h).
  *
  * A flat array of entries, each with its owner token and its own copies
  * of the strings; publish removes the owner's entries and appends the
@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "nic_ident.h"
+#include "ident.h"
 
 #include "mem.h"
 
@@ -20,14 +20,23 @@
 
 struct entry {
 	const void *owner;
-	struct nic_ident id; /* strings owned */
+	struct ident_port id; /* strings owned */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct entry *table;
-static size_t n_table, cap_table;
+struct ident_table {
+	pthread_mutex_t lock;
+	struct entry *table; /* NULL when empty */
+	size_t n_table, cap_table;
+};
 
-static void copy_ident(struct nic_ident *dst, const struct nic_ident *src)
+struct ident_table *ident_table_new(void)
+{
+	struct ident_table *t = xcalloc(1, sizeof *t);
+	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+static void copy_ident(struct ident_port *dst, const struct ident_port *src)
 {
 	dst->device = xstrdup(src->device ? src->device : "");
 	dst->port = xstrdup(src->port ? src->port : "");
@@ -37,7 +46,7 @@ static void copy_ident(struct nic_ident *dst, const struct nic_ident *src)
 	dst->link_layer = xstrdup(src->link_layer ? src->link_layer : "");
 }
 
-static void free_ident(struct nic_ident *id)
+static void free_ident(struct ident_port *id)
 {
 	free((char *)id->device);
 	free((char *)id->port);
@@ -46,47 +55,58 @@ static void free_ident(struct nic_ident *id)
 	free((char *)id->link_layer);
 }
 
-/* Removes owner's entries; the caller holds the lock. */
-static void remove_owner(const void *owner)
+/* Removes owner's entries (NULL: every entry); the caller holds the
+ * lock or is the last user. */
+static void remove_owner(struct ident_table *t, const void *owner)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < n_table; i++) {
-		if (table[i].owner == owner)
-			free_ident(&table[i].id);
+	for (size_t i = 0; i < t->n_table; i++) {
+		if (!owner || t->table[i].owner == owner)
+			free_ident(&t->table[i].id);
 		else
-			table[k++] = table[i];
+			t->table[k++] = t->table[i];
 	}
-	n_table = k;
+	t->n_table = k;
 }
 
-void nic_ident_publish(const void *owner, const struct nic_ident *ports,
-		       size_t n)
+void ident_table_free(struct ident_table *t)
 {
-	pthread_mutex_lock(&lock);
-	remove_owner(owner);
-	if (n_table + n > cap_table) {
-		size_t cap = cap_table ? cap_table : 16;
-		while (cap < n_table + n)
+	if (!t)
+		return;
+	remove_owner(t, NULL);
+	free(t->table);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+void ident_publish(struct ident_table *t, const void *owner,
+		   const struct ident_port *ports, size_t n)
+{
+	pthread_mutex_lock(&t->lock);
+	remove_owner(t, owner);
+	if (t->n_table + n > t->cap_table) {
+		size_t cap = t->cap_table ? t->cap_table : 16;
+		while (cap < t->n_table + n)
 			cap *= 2;
-		table = xreallocarray(table, cap, sizeof *table);
-		cap_table = cap;
+		t->table = xreallocarray(t->table, cap, sizeof *t->table);
+		t->cap_table = cap;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct entry *e = &table[n_table++];
+		struct entry *e = &t->table[t->n_table++];
 		e->owner = owner;
 		copy_ident(&e->id, &ports[i]);
 	}
-	if (!n_table) {
-		free(table);
-		table = NULL;
-		cap_table = 0;
+	if (!t->n_table) {
+		free(t->table);
+		t->table = NULL;
+		t->cap_table = 0;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&t->lock);
 }
 
-void nic_ident_withdraw(const void *owner)
+void ident_withdraw(struct ident_table *t, const void *owner)
 {
-	nic_ident_publish(owner, NULL, 0);
+	ident_publish(t, owner, NULL, 0);
 }
 
 static int cmp_key(const char *dev_a, const char *port_a, const char *dev_b,
@@ -98,19 +118,21 @@ static int cmp_key(const char *dev_a, const char *port_a, const char *dev_b,
 
 static int cmp_ident(const void *x, const void *y)
 {
-	const struct nic_ident *a = x, *b = y;
+	const struct ident_port *a = x, *b = y;
 	return cmp_key(a->device, a->port, b->device, b->port);
 }
 
-size_t nic_ident_list(struct nic_ident **out)
+size_t ident_list(struct ident_table *t, struct ident_port **out)
 {
 	*out = NULL;
-	pthread_mutex_lock(&lock);
-	size_t n = n_table;
-	struct nic_ident *l = n ? xcalloc(n, sizeof *l) : NULL;
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	size_t n = t->n_table;
+	struct ident_port *l = n ? xcalloc(n, sizeof *l) : NULL;
 	for (size_t i = 0; i < n; i++)
-		copy_ident(&l[i], &table[i].id);
-	pthread_mutex_unlock(&lock);
+		copy_ident(&l[i], &t->table[i].id);
+	pthread_mutex_unlock(&t->lock);
 	if (!n)
 		return 0;
 	qsort(l, n, sizeof *l, cmp_ident);
@@ -127,15 +149,15 @@ size_t nic_ident_list(struct nic_ident **out)
 	return k;
 }
 
-void nic_ident_list_free(struct nic_ident *list, size_t n)
+void ident_list_free(struct ident_port *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free_ident(&list[i]);
 	free(list);
 }
 
-const struct nic_ident *nic_ident_find(const struct nic_ident *list, size_t n,
-				       const char *device, const char *port)
+const struct ident_port *ident_find(const struct ident_port *list, size_t n,
+				    const char *device, const char *port)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {

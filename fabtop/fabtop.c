@@ -9,7 +9,7 @@
 
 #include "app.h"
 #include "fetch.h"
-#include "model.h"
+#include "fabtop_model.h"
 #include "ui.h"
 #include "view.h"
 
@@ -172,7 +172,59 @@ static int run_report(struct fetch *f, const char *from, const char *to)
 	return verdict == MODEL_VERDICT_FAIL ? 3 : 0;
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+struct opts {
+	const char *url;
+	double delay;
+	long count, port_limit;
+	bool batch, ascii, colour;
+	const char *report_from, *report_to;
+};
+
+/* -d, -n or -N's argument: 0, or the exit status 2 after a message. */
+static int parse_number(int c, const char *arg, struct opts *o)
+{
+	char *end;
+	errno = 0;
+	switch (c) {
+	case 'd':
+		o->delay = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->delay >= 0.1) ||
+		    o->delay > 86400) {
+			fprintf(stderr,
+				"fabtop: -d: '%s' is not a number of "
+				"seconds from 0.1 to 86400\n",
+				arg);
+			return 2;
+		}
+		break;
+	case 'n':
+		o->count = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || o->count < 1) {
+			fprintf(stderr,
+				"fabtop: -n: '%s' is not a positive "
+				"integer\n",
+				arg);
+			return 2;
+		}
+		break;
+	default:
+		o->port_limit = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || o->port_limit < 1 ||
+		    o->port_limit > 100000) {
+			fprintf(stderr,
+				"fabtop: -N: '%s' is not an integer "
+				"from 1 to 100000\n",
+				arg);
+			return 2;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Reads the command line into o: -1 to go on, else the exit status. */
+static int parse_args(struct opts *o, int argc, char **argv)
 {
 	enum { OPT_ASCII = 256, OPT_NO_COLOUR, OPT_REPORT };
 	static const struct option longopts[] = {
@@ -189,74 +241,43 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *url = getenv("FABMON_URL");
-	if (!url || !*url)
-		url = DEFAULT_URL;
-	double delay = 1;
-	long count = 0;
-	long port_limit = 2000;
-	bool batch = false, ascii = false, colour = true;
-	const char *report_from = NULL, *report_to = NULL;
+	memset(o, 0, sizeof *o);
+	o->url = getenv("FABMON_URL");
+	if (!o->url || !*o->url)
+		o->url = DEFAULT_URL;
+	o->delay = 1;
+	o->port_limit = 2000;
+	o->colour = true;
 	int c;
-	char *end;
 	while ((c = getopt_long(argc, argv, "u:d:bn:N:hV", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'u':
-			url = optarg;
+			o->url = optarg;
 			break;
 		case 'd':
-			errno = 0;
-			delay = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(delay >= 0.1) ||
-			    delay > 86400) {
-				fprintf(stderr,
-					"fabtop: -d: '%s' is not a number of "
-					"seconds from 0.1 to 86400\n",
-					optarg);
+		case 'n':
+		case 'N':
+			if (parse_number(c, optarg, o))
 				return 2;
-			}
 			break;
 		case 'b':
-			batch = true;
-			break;
-		case 'n':
-			errno = 0;
-			count = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || count < 1) {
-				fprintf(stderr,
-					"fabtop: -n: '%s' is not a positive "
-					"integer\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'N':
-			errno = 0;
-			port_limit = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || port_limit < 1 ||
-			    port_limit > 100000) {
-				fprintf(stderr,
-					"fabtop: -N: '%s' is not an integer "
-					"from 1 to 100000\n",
-					optarg);
-				return 2;
-			}
+			o->batch = true;
 			break;
 		case OPT_ASCII:
-			ascii = true;
+			o->ascii = true;
 			break;
 		case OPT_NO_COLOUR:
-			colour = false;
+			o->colour = false;
 			break;
 		case OPT_REPORT:
-			report_from = optarg;
+			o->report_from = optarg;
 			if (optind >= argc) {
 				fprintf(stderr, "fabtop: --report needs FROM "
 						"and TO\n");
 				return 2;
 			}
-			report_to = argv[optind++];
+			o->report_to = argv[optind++];
 			break;
 		case 'h':
 			usage(stdout);
@@ -275,45 +296,53 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (strncmp(url, "http://", 7) != 0 &&
-	    strncmp(url, "https://", 8) != 0) {
+	if (strncmp(o->url, "http://", 7) != 0 &&
+	    strncmp(o->url, "https://", 8) != 0) {
 		fprintf(stderr,
 			"fabtop: -u: '%s' is not an http:// or https:// URL\n",
-			url);
+			o->url);
 		return 2;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_args(&o, argc, argv);
+	if (rc >= 0)
+		return rc;
 
 	setlocale(LC_ALL, "");
 	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
-		ascii = true;
+		o.ascii = true;
 
-	long timeout_ms = (long)(delay * 1000);
+	long timeout_ms = (long)(o.delay * 1000);
 	if (timeout_ms < 1000)
 		timeout_ms = 1000;
 	if (timeout_ms > 5000)
 		timeout_ms = 5000;
-	struct fetch *f = fetch_new(url, timeout_ms);
+	struct fetch *f = fetch_new(o.url, timeout_ms);
 	if (!f) {
 		fprintf(stderr, "fabtop: cannot set up libcurl\n");
 		return 1;
 	}
-	int rc;
-	if (report_from) {
-		rc = run_report(f, report_from, report_to);
+	if (o.report_from) {
+		rc = run_report(f, o.report_from, o.report_to);
 	} else {
 		struct view_state st;
 		view_init(&st, fetch_base(f));
-		if (batch) {
-			rc = run_batch(&st, f, delay, count, (int)port_limit,
-				       ascii);
+		if (o.batch) {
+			rc = run_batch(&st, f, o.delay, o.count,
+				       (int)o.port_limit, o.ascii);
 		} else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "fabtop: not a terminal; use -b for "
 					"batch mode\n");
 			rc = 2;
 		} else {
-			struct ui_opts o = { delay, (int)port_limit, ascii,
-					     colour };
-			rc = ui_run(&st, f, &o);
+			struct ui_opts uo = { o.delay, (int)o.port_limit,
+					      o.ascii, o.colour };
+			rc = ui_run(&st, f, &uo);
 		}
 		view_fini(&st);
 	}

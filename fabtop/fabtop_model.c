@@ -1,5 +1,5 @@
 /*
- * model: parsing fabmond's API answers (see model.h).
+ * model: parsing fabmond's API answers (see fabtop_model.h).
  *
  * jansson parses the body into a tree; the readers below pull members
  * out with a type check each, so a wrong type is the same as a missing
@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "model.h"
+#include "fabtop_model.h"
 
 #include "mem.h"
 

@@ -1,0 +1,683 @@
+/*
+ * sim_snmp's serving side (see snmp_agent.c for the agent's shape):
+ * options, net-snmp's library set up in isolation, one agent session per
+ * switch on its own UDP socket, the poll loop, faults (silent, refusing)
+ * and the lifecycle.
+ *
+ * Threads. net-snmp is built non-reentrant and keeps global state: one
+ * agent per process, every call from the model's thread.
+ */
+#include "config.h"
+
+#include "snmp_agent_int.h"
+
+#include "log.h"
+#include "mem.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* net-snmp's agent library keeps global state that its shutdown does
+ * not fully reset (configuration handlers): one agent per process
+ * lifetime. */
+static bool agent_started;
+
+/* ---- Sockets ---- */
+
+static int fill_ep(const struct sim_snmp *s, int port, struct netsnmp_ep *ep)
+{
+	memset(ep, 0, sizeof *ep);
+	if (s->ipv6) {
+		ep->a.sin6.sin6_family = AF_INET6;
+		ep->a.sin6.sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, s->address, &ep->a.sin6.sin6_addr) != 1)
+			return -EINVAL;
+	} else {
+		ep->a.sin.sin_family = AF_INET;
+		ep->a.sin.sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, s->address, &ep->a.sin.sin_addr) != 1)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0)
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+static void watch(struct sim_snmp *s, int fd, size_t swi)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = swi };
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		log_warn("sim", "snmp: epoll_ctl: %s", strerror(errno));
+}
+
+static void unwatch(struct sim_snmp *s, int fd)
+{
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* Opens w's agent session on w->port (0: kernel-chosen, then noted). */
+static int open_session(struct sim_snmp *s, struct sw *w, char *err,
+			size_t errlen)
+{
+	struct netsnmp_ep ep;
+	if (fill_ep(s, w->port, &ep) != 0) {
+		snprintf(err, errlen, "snmp: bad address %s", s->address);
+		return -EINVAL;
+	}
+	netsnmp_transport *t = s->ipv6 ? netsnmp_udp6_transport(&ep, 1)
+				       : netsnmp_udp_transport(&ep, 1);
+	if (!t) {
+		snprintf(err, errlen,
+			 "snmp: %s: cannot bind UDP %s%s%s:%d (in use?)",
+			 w->node->name, s->ipv6 ? "[" : "", s->address,
+			 s->ipv6 ? "]" : "", w->port);
+		return -EADDRINUSE;
+	}
+	int port = bound_port(t->sock);
+	netsnmp_session sess;
+	snmp_sess_init(&sess);
+	sess.version = SNMP_DEFAULT_VERSION;
+	sess.callback = handle_snmp_packet;
+	sess.authenticator = NULL;
+	sess.flags = netsnmp_ds_get_int(NETSNMP_DS_APPLICATION_ID,
+					NETSNMP_DS_AGENT_FLAGS);
+	sess.isAuthoritative = SNMP_SESS_AUTHORITATIVE;
+	sess.myvoid = w;
+	/* No pre-parse hook: TCP wrappers would read /etc/hosts.allow for
+	   every request, and only loopback can reach us anyway. */
+	netsnmp_session *sp =
+	    snmp_add(&sess, t, NULL, netsnmp_agent_check_parse);
+	if (!sp) {
+		snprintf(err, errlen, "snmp: %s: cannot add the agent session",
+			 w->node->name);
+		return -ENOMEM;
+	}
+	w->sess = sp;
+	w->sess_fd = t->sock;
+	w->port = port;
+	watch(s, t->sock, (size_t)(w - s->sws));
+	return 0;
+}
+
+static void close_session(struct sim_snmp *s, struct sw *w)
+{
+	if (!w->sess)
+		return;
+	unwatch(s, w->sess_fd);
+	snmp_close(w->sess); /* closes the socket too */
+	w->sess = NULL;
+	w->sess_fd = -1;
+}
+
+static int open_silent(struct sim_snmp *s, struct sw *w)
+{
+	struct netsnmp_ep ep;
+	if (fill_ep(s, w->port, &ep) != 0)
+		return -EINVAL;
+	int fd = socket(s->ipv6 ? AF_INET6 : AF_INET,
+			SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	socklen_t len = s->ipv6 ? sizeof ep.a.sin6 : sizeof ep.a.sin;
+	if (bind(fd, (struct sockaddr *)&ep.a, len) != 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	w->silent_fd = fd;
+	if (s->epfd >= 0)
+		watch(s, fd, (size_t)(w - s->sws));
+	return 0;
+}
+
+static void close_silent(struct sim_snmp *s, struct sw *w)
+{
+	if (w->silent_fd < 0)
+		return;
+	unwatch(s, w->silent_fd);
+	close(w->silent_fd);
+	w->silent_fd = -1;
+}
+
+/* ---- Set-up ---- */
+
+void sim_snmp_options_init(struct sim_snmp_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->address = "127.0.0.1";
+	o->community = "public";
+}
+
+static bool is_word(const char *s)
+{
+	if (!s || !*s || strlen(s) > 255)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s == '"' || *s == '\'' || *s == '#' ||
+		    (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+static int check_options(const struct sim_snmp_options *o, bool *ipv6,
+			 char *err, size_t errlen)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, o->address, &a4) == 1) {
+		if ((ntohl(a4.s_addr) >> 24) != 127) {
+			snprintf(err, errlen,
+				 "snmp: address %s is not a loopback address",
+				 o->address);
+			return -EINVAL;
+		}
+		*ipv6 = false;
+	} else if (inet_pton(AF_INET6, o->address, &a6) == 1) {
+		if (!IN6_IS_ADDR_LOOPBACK(&a6)) {
+			snprintf(err, errlen,
+				 "snmp: address %s is not a loopback address",
+				 o->address);
+			return -EINVAL;
+		}
+		*ipv6 = true;
+	} else {
+		snprintf(err, errlen,
+			 "snmp: address \"%s\" is not an IP "
+			 "address",
+			 o->address);
+		return -EINVAL;
+	}
+	if (o->base_port > 65535) {
+		snprintf(err, errlen, "snmp: base port %u is out of range",
+			 o->base_port);
+		return -EINVAL;
+	}
+	if (!is_word(o->community)) {
+		snprintf(err, errlen,
+			 "snmp: the community must be 1 to 255 "
+			 "printable characters without spaces or "
+			 "quotes");
+		return -EINVAL;
+	}
+	if (!o->v3_user)
+		return 0;
+	if (!is_word(o->v3_user)) {
+		snprintf(err, errlen,
+			 "snmp: v3 user \"%s\" must be 1 to 255 "
+			 "printable characters without spaces",
+			 o->v3_user);
+		return -EINVAL;
+	}
+	static const char *const auths[] = { "SHA", "SHA-256", "SHA-512" };
+	static const char *const privs[] = { "AES", "AES-256" };
+	bool ok = false;
+	for (size_t i = 0; o->v3_auth && i < N(auths); i++)
+		ok |= strcmp(o->v3_auth, auths[i]) == 0;
+	if (!ok) {
+		snprintf(err, errlen,
+			 "snmp: v3 auth \"%s\": expected SHA, "
+			 "SHA-256 or SHA-512",
+			 o->v3_auth ? o->v3_auth : "");
+		return -EINVAL;
+	}
+	if (!is_word(o->v3_auth_key) || strlen(o->v3_auth_key) < 8) {
+		snprintf(err, errlen,
+			 "snmp: v3 auth key: expected 8 to 255 "
+			 "printable characters without spaces");
+		return -EINVAL;
+	}
+	if (!o->v3_priv)
+		return 0;
+	ok = false;
+	for (size_t i = 0; i < N(privs); i++)
+		ok |= strcmp(o->v3_priv, privs[i]) == 0;
+	if (!ok) {
+		snprintf(err, errlen,
+			 "snmp: v3 priv \"%s\": expected AES or AES-256",
+			 o->v3_priv);
+		return -EINVAL;
+	}
+	if (!is_word(o->v3_priv_key) || strlen(o->v3_priv_key) < 8) {
+		snprintf(err, errlen,
+			 "snmp: v3 priv key: expected 8 to 255 "
+			 "printable characters without spaces");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* net-snmp's log lines go to ours, tagged "sim". */
+static int log_cb(int major, int minor, void *server_arg, void *client_arg)
+{
+	(void)major;
+	(void)minor;
+	(void)client_arg;
+	const struct snmp_log_message *msg = server_arg;
+	if (!msg || !msg->msg)
+		return 0;
+	size_t n = strlen(msg->msg);
+	while (n && msg->msg[n - 1] == '\n')
+		n--;
+	if (!n)
+		return 0;
+	/* Errors are worth a warning; a warning (a failed authentication)
+	   comes per request, so info; the rest (notices such as "Created
+	   directory") is debug. */
+	if (msg->priority <= LOG_ERR)
+		log_warn("sim", "snmp agent: %.*s", (int)n, msg->msg);
+	else if (msg->priority == LOG_WARNING)
+		log_info("sim", "snmp agent: %.*s", (int)n, msg->msg);
+	else
+		log_debug("sim", "snmp agent: %.*s", (int)n, msg->msg);
+	return 0;
+}
+
+static void config_line(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static void config_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	netsnmp_config(line);
+	free(line);
+}
+
+static void remove_tree(const char *dir)
+{
+	/* Only what net-snmp creates: cert_indexes and files in dir. */
+	char *sub = xasprintf("%s/cert_indexes", dir);
+	rmdir(sub);
+	free(sub);
+	rmdir(dir);
+}
+
+static void init_library(const struct sim_snmp *s,
+			 const struct sim_snmp_options *o)
+{
+	snmp_disable_log();
+	snmp_enable_calllog();
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING,
+			       log_cb, NULL);
+
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE,
+			       0);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+			       NETSNMP_DS_AGENT_DISABLE_PERL, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+			       NETSNMP_DS_AGENT_AGENTX_MASTER, 0);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+			       NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS,
+			       1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID,
+			       NETSNMP_DS_LIB_DONT_READ_CONFIGS, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID,
+			       NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID,
+			       NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID,
+			      NETSNMP_DS_LIB_PERSISTENT_DIR, s->state_dir);
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID,
+			      NETSNMP_DS_LIB_CONFIGURATION_DIR, s->state_dir);
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIBDIRS,
+			      s->state_dir);
+	/* No MIB modules to load: numeric OIDs only. */
+	setenv("MIBS", "", 1);
+	/* A ports list is never used (we add our own sessions), but the
+	   default would be port 161 if anything asked. */
+	netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS,
+			      "none");
+
+	char noinit[] = "-smux,perl";
+	add_to_init_list(noinit);
+	init_agent(APP_NAME);
+
+	/* One engineID per process (net-snmp has one engine), stable for a
+	   given address and base port so that v3 collectors survive a
+	   restart of fabsim; with kernel-chosen ports the process id tells
+	   concurrent fabsims apart (their collectors' engine-time caches
+	   are keyed by engineID). The text fits the 27 bytes allowed. */
+	char key[128];
+	if (o->base_port)
+		snprintf(key, sizeof key, "%s|%u", s->address, o->base_port);
+	else
+		snprintf(key, sizeof key, "%s|pid%ld", s->address,
+			 (long)getpid());
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const char *c = key; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	config_line("engineID fabsim-%08x", h);
+	config_line("rocommunity%s %s default", s->ipv6 ? "6" : "",
+		    o->community);
+	if (o->v3_user) {
+		if (o->v3_priv)
+			config_line("createUser %s %s %s %s %s", o->v3_user,
+				    o->v3_auth, o->v3_auth_key, o->v3_priv,
+				    o->v3_priv_key);
+		else
+			config_line("createUser %s %s %s", o->v3_user,
+				    o->v3_auth, o->v3_auth_key);
+		config_line("rouser %s %s", o->v3_user,
+			    o->v3_priv ? "authpriv" : "authnopriv");
+	}
+}
+
+/* The library's state directory: o->state_dir, or a fresh one in
+ * $TMPDIR (removed at free). -1 with err set if it cannot be made. */
+static int open_state_dir(struct sim_snmp *s, const struct sim_snmp_options *o,
+			  char *err, size_t errlen)
+{
+	if (o->state_dir) {
+		s->state_dir = xstrdup(o->state_dir);
+		if (mkdir(s->state_dir, 0700) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "snmp: state dir %s: %s",
+				 s->state_dir, strerror(errno));
+			return -1;
+		}
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		s->state_dir = xasprintf("%s/fabsim-snmp.XXXXXX",
+					 tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(s->state_dir)) {
+			snprintf(err, errlen,
+				 "snmp: cannot create a state "
+				 "dir in %s: %s",
+				 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+			return -1;
+		}
+		s->own_state_dir = true;
+	}
+	return 0;
+}
+
+/* One struct sw per switch of the topology, in node order, its ports
+ * numbered; -1 with err set if the fixed ports run past 65535. */
+static int make_switches(struct sim_snmp *s, const struct sim_snmp_options *o,
+			 char *err, size_t errlen)
+{
+	s->n_nodes = sim_topo_n_nodes(s->t);
+	s->node_sw = xcalloc(s->n_nodes ? s->n_nodes : 1, sizeof *s->node_sw);
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		s->node_sw[i] = -1;
+		if (sim_topo_node(s->t, i)->kind != SIM_NODE_HOST)
+			s->n_sws++;
+	}
+	if (o->base_port && o->base_port + s->n_sws > 65536) {
+		snprintf(err, errlen,
+			 "snmp: base port %u + %zu switches exceeds 65535",
+			 o->base_port, s->n_sws);
+		return -1;
+	}
+	s->sws = xcalloc(s->n_sws ? s->n_sws : 1, sizeof *s->sws);
+	size_t k = 0;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct sim_node *n = sim_topo_node(s->t, i);
+		if (n->kind == SIM_NODE_HOST)
+			continue;
+		struct sw *w = &s->sws[k];
+		w->s = s;
+		w->node = n;
+		w->silent_fd = -1;
+		w->sess_fd = -1;
+		w->port = o->base_port ? (int)(o->base_port + k) : 0;
+		w->fault = SIM_SCENARIO_TARGET_OK;
+		snmp_agent_number_ports(w);
+		s->node_sw[i] = (int)k;
+		k++;
+	}
+	return 0;
+}
+
+/* Fixed ports are tried before the library starts: it can start only
+ * once per process, so a busy port must fail before that. */
+static int try_ports(struct sim_snmp *s, const struct sim_snmp_options *o,
+		     char *err, size_t errlen)
+{
+	for (size_t i = 0; o->base_port && i < s->n_sws; i++) {
+		struct sw *w = &s->sws[i];
+		int rc = open_silent(s, w);
+		if (rc != 0) {
+			snprintf(err, errlen,
+				 "snmp: %s: cannot bind UDP port %d on %s: %s",
+				 w->node->name, w->port, s->address,
+				 strerror(-rc));
+			return -1;
+		}
+		close(w->silent_fd);
+		w->silent_fd = -1;
+	}
+	return 0;
+}
+
+/* Undoes sim_snmp_new before the library was touched. */
+static void free_early(struct sim_snmp *s)
+{
+	if (s->epfd >= 0)
+		close(s->epfd);
+	for (size_t i = 0; s->sws && i < s->n_sws; i++)
+		free(s->sws[i].ports);
+	free(s->sws);
+	free(s->node_sw);
+	if (s->own_state_dir)
+		remove_tree(s->state_dir);
+	free(s->state_dir);
+	free(s->address);
+	free(s);
+}
+
+struct sim_snmp *sim_snmp_new(const struct sim_topo *t, struct sim_model *m,
+			      const struct sim_snmp_options *o, char *err,
+			      size_t errlen)
+{
+	struct sim_snmp_options def;
+	if (!o) {
+		sim_snmp_options_init(&def);
+		o = &def;
+	}
+	if (!t || !m) {
+		snprintf(err, errlen, "snmp: no topology or model");
+		return NULL;
+	}
+	if (agent_started) {
+		snprintf(err, errlen,
+			 "snmp: an SNMP agent was already started in this "
+			 "process (net-snmp's agent is process-global and "
+			 "cannot be started twice)");
+		return NULL;
+	}
+	bool ipv6 = false;
+	if (check_options(o, &ipv6, err, errlen) != 0)
+		return NULL;
+
+	struct sim_snmp *s = xcalloc(1, sizeof *s);
+	s->t = t;
+	s->m = m;
+	s->ipv6 = ipv6;
+	s->address = xstrdup(o->address);
+	s->epfd = -1;
+	s->cache_gen = UINT64_MAX;
+	if (open_state_dir(s, o, err, errlen) != 0) {
+		free(s->address);
+		free(s->state_dir);
+		free(s);
+		return NULL;
+	}
+	if (make_switches(s, o, err, errlen) != 0 ||
+	    try_ports(s, o, err, errlen) != 0)
+		goto fail_early;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		snprintf(err, errlen, "snmp: epoll_create1: %s",
+			 strerror(errno));
+		goto fail_early;
+	}
+
+	agent_started = true;
+	init_library(s, o);
+	if (snmp_agent_register(s, err, errlen) != 0)
+		goto fail;
+	init_snmp(APP_NAME);
+	for (size_t i = 0; i < s->n_sws; i++)
+		if (open_session(s, &s->sws[i], err, errlen) != 0)
+			goto fail;
+	return s;
+
+fail:
+	sim_snmp_free(s);
+	return NULL;
+fail_early:
+	/* The library is untouched: undo by hand. */
+	free_early(s);
+	return NULL;
+}
+
+int sim_snmp_port(const struct sim_snmp *s, size_t node)
+{
+	if (!s || node >= s->n_nodes || s->node_sw[node] < 0)
+		return -1;
+	return s->sws[s->node_sw[node]].port;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void drain_silent(int fd)
+{
+	char buf[2048];
+	for (int i = 0; i < 64; i++)
+		if (recv(fd, buf, sizeof buf, MSG_DONTWAIT) < 0)
+			break;
+}
+
+int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
+{
+	s->gen++;
+	u_int before = snmp_get_statistic(STAT_SNMPOUTGETRESPONSES);
+	uint64_t deadline = mono_ns() + timeout_ns;
+	netsnmp_large_fd_set fds;
+	netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
+	struct epoll_event evs[MAX_EVENTS];
+	int rc = 0;
+	for (bool first = true;; first = false) {
+		uint64_t now = mono_ns();
+		if (!first && now >= deadline)
+			break;
+		/* Wake at least every second for net-snmp's alarms. */
+		int ms = 0;
+		if (now < deadline) {
+			uint64_t left = (deadline - now + 999999) / 1000000;
+			ms = left > 1000 ? 1000 : (int)left;
+		}
+		int n = epoll_wait(s->epfd, evs, MAX_EVENTS, ms);
+		if (n < 0) {
+			if (errno == EINTR)
+				break;
+			rc = -errno;
+			break;
+		}
+		bool any = false;
+		NETSNMP_LARGE_FD_ZERO(&fds);
+		for (int i = 0; i < n; i++) {
+			size_t swi = (size_t)evs[i].data.u64;
+			if (swi >= s->n_sws)
+				continue;
+			struct sw *w = &s->sws[swi];
+			if (w->silent_fd >= 0) {
+				drain_silent(w->silent_fd);
+			} else if (w->sess) {
+				NETSNMP_LARGE_FD_SET(w->sess_fd, &fds);
+				any = true;
+			}
+		}
+		if (any)
+			snmp_read2(&fds);
+		run_alarms();
+		netsnmp_check_outstanding_agent_requests();
+	}
+	netsnmp_large_fd_set_cleanup(&fds);
+	if (rc < 0)
+		return rc;
+	u_int after = snmp_get_statistic(STAT_SNMPOUTGETRESPONSES);
+	return (int)(after - before);
+}
+
+void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
+			enum sim_scenario_target fault)
+{
+	if (!s || node >= s->n_nodes || s->node_sw[node] < 0)
+		return;
+	struct sw *w = &s->sws[s->node_sw[node]];
+	if (w->fault == fault)
+		return;
+	close_session(s, w);
+	close_silent(s, w);
+	w->fault = fault;
+	char err[256];
+	int rc = 0;
+	switch (fault) {
+	case SIM_SCENARIO_TARGET_OK:
+		rc = open_session(s, w, err, sizeof err);
+		if (rc != 0)
+			log_warn("sim", "%s", err);
+		break;
+	case SIM_SCENARIO_TARGET_IS_SILENT:
+		rc = open_silent(s, w);
+		if (rc != 0)
+			log_warn("sim",
+				 "snmp: %s: cannot bind port %d to "
+				 "stay silent: %s",
+				 w->node->name, w->port, strerror(-rc));
+		break;
+	case SIM_SCENARIO_TARGET_REFUSES:
+		break;
+	}
+}
+
+void sim_snmp_free(struct sim_snmp *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_sws; i++) {
+		close_session(s, &s->sws[i]);
+		close_silent(s, &s->sws[i]);
+	}
+	snmp_agent_unregister(s);
+	snmp_shutdown(APP_NAME);
+	shutdown_agent();
+	if (s->epfd >= 0)
+		close(s->epfd);
+	for (size_t i = 0; i < s->n_sws; i++)
+		free(s->sws[i].ports);
+	free(s->sws);
+	free(s->node_sw);
+	if (s->own_state_dir)
+		remove_tree(s->state_dir);
+	free(s->state_dir);
+	free(s->address);
+	free(s);
+}
