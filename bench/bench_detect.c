@@ -21,6 +21,7 @@
 
 #include "cfg.h"
 #include "counters.h"
+#include "fabmond.h"
 #include "links.h"
 #include "report.h"
 #include "rules.h"
@@ -171,8 +172,8 @@ int main(int argc, char **argv)
 	struct links *l = links_new(clk, NULL);
 	char err[256];
 	const char *y = "interval: 1s\nlossless_priorities: [3]\n";
-	struct cfg *c =
-	    cfg_load_buffer("bench.yaml", y, strlen(y), err, sizeof err);
+	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "bench.yaml", y,
+					strlen(y), err, sizeof err);
 	if (!c) {
 		fprintf(stderr, "%s\n", err);
 		return 1;

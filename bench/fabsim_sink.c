@@ -45,7 +45,9 @@
 #include "path.h"
 #include "profile.h"
 
+#include "fabmond.h"
 #include "gnmi.pb-c.h"
+#include "gnmi_cfg.h"
 #include "units.h"
 
 #include <grpc/byte_buffer_reader.h>
@@ -64,7 +66,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
 
 #define container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
@@ -193,7 +194,7 @@ out:
 static int load_config(const char *path)
 {
 	char err[512];
-	struct cfg *c = cfg_load(path, err, sizeof err);
+	struct cfg *c = cfg_load(fabmond_cfg_schema(), path, err, sizeof err);
 	if (!c) {
 		fprintf(stderr, "fabsim_sink: %s\n", err);
 		return -1;
@@ -201,7 +202,7 @@ static int load_config(const char *path)
 	int rc = 0;
 	targets = xcalloc(c->n_targets ? c->n_targets : 1, sizeof *targets);
 	for (size_t i = 0; i < c->n_targets && rc == 0; i++) {
-		const struct cfg_gnmi *g = c->targets[i].gnmi;
+		const struct cfg_gnmi *g = gnmi_cfg_of(&c->targets[i]);
 		if (!g)
 			continue;
 		if (!g->insecure) {
@@ -511,7 +512,8 @@ int main(int argc, char **argv)
 			settle = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'i':
-			if (units_parse_duration(optarg, &every) < 0 || !every) {
+			if (units_parse_duration(optarg, &every) < 0 ||
+			    !every) {
 				fprintf(stderr,
 					"fabsim_sink: -i %s: not a duration\n",
 					optarg);

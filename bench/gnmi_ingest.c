@@ -27,6 +27,7 @@
 #include "target.h"
 #include "wire.h"
 
+#include "fabmond.h"
 #include "gnmi.pb-c.h"
 
 #include <signal.h>
@@ -264,8 +265,8 @@ int main(int argc, char **argv)
 		 "        - path: /interfaces/interface[name=*]/ethernet/pfc\n"
 		 "          sample_interval: 10s\n",
 		 src && *src ? src : ".", port);
-	struct cfg *cfg =
-	    cfg_load_buffer("bench.yaml", text, strlen(text), err, sizeof err);
+	struct cfg *cfg = cfg_load_buffer(fabmond_cfg_schema(), "bench.yaml",
+					  text, strlen(text), err, sizeof err);
 	if (!cfg) {
 		fprintf(stderr, "gnmi_ingest: %s\n", err);
 		return 1;

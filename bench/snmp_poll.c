@@ -25,6 +25,7 @@
 
 #include "cfg.h"
 #include "collector.h"
+#include "fabmond.h"
 #include "health.h"
 #include "log.h"
 #include "snmp_poller.h"
@@ -162,8 +163,8 @@ struct run {
 static int run_start(struct run *r, const char *yaml)
 {
 	char err[1024];
-	r->cfg =
-	    cfg_load_buffer("bench.yaml", yaml, strlen(yaml), err, sizeof err);
+	r->cfg = cfg_load_buffer(fabmond_cfg_schema(), "bench.yaml", yaml,
+				 strlen(yaml), err, sizeof err);
 	if (!r->cfg) {
 		fprintf(stderr, "snmp_poll: %s\n", err);
 		return -1;

@@ -4,9 +4,13 @@
  * Two passes. The first is ytree_load() (core/ytree.c): libyaml over a
  * bounded buffer (CFG_MAX_FILE_BYTES, CFG_MAX_DEPTH) into a tree of nodes
  * with their line:column. The second walks the tree section by section
- * with ytree's getters and fills a freshly allocated struct cfg; the
- * first error stops it, is written as one line "file:line:col: key.path:
- * message", and everything allocated so far is freed.
+ * with ytree's getters and fills a freshly allocated struct cfg: the
+ * skeleton's keys here, every other top-level section and every target
+ * block through its protocol's hooks (struct cfg_section_ops of the
+ * caller's struct cfg_schema), which keep what they parse in c->sections
+ * and t->blocks. The first error stops it, is written as one line
+ * "file:line:col: key.path: message", and everything allocated so far is
+ * freed (a section's fini or a block's free_target included).
  *
  * Nothing here is global or cached: every call owns its parser, tree and
  * result, so loads may run on any thread. Secrets (inline or read from
@@ -17,14 +21,12 @@
 
 #include "cfg.h"
 
-#include "cfg_alert.h"
-#include "cfg_rules.h"
-
 #include "log.h"
 #include "mem.h"
 #include "units.h"
 #include "ytree.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,19 +37,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NS_PER_M  (60 * NS_PER_S)
-#define NS_PER_H  (60 * NS_PER_M)
-#define NS_PER_D  (24 * NS_PER_H)
-
 /* Bounds shared by several keys. */
-#define INTERVAL_MIN (100 * NS_PER_MS)
-#define INTERVAL_MAX NS_PER_H
+#define INTERVAL_MIN CFG_INTERVAL_MIN
+#define INTERVAL_MAX CFG_INTERVAL_MAX
 #define NAME_MAX_LEN 64
 #define SECRET_MAX   65536 /* bytes read from a *_file key */
-#define SNMP_KEY_MIN 8	   /* RFC 3414 wants at least 8 characters */
 
 /* The later of keys i and j of f in the file (both present). */
-static size_t later(const struct ytree_fields *f, size_t i, size_t j)
+size_t cfg_later(const struct ytree_fields *f, size_t i, size_t j)
 {
 	const struct ytree_node *a = f->key[i], *b = f->key[j];
 	if (a->line != b->line)
@@ -141,11 +138,11 @@ out:
  * A secret given inline (key i) or in a file (key j), not both. Returns 0
  * with *out untouched if neither is present.
  */
-static int opt_secret(struct ytree_ctx *x, const struct ytree_fields *f,
-		      size_t i, size_t j, char **out)
+int cfg_opt_secret(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
+		   size_t j, char **out)
 {
 	if (f->val[i] && f->val[j]) {
-		size_t k = later(f, i, j);
+		size_t k = cfg_later(f, i, j);
 		return ytree_fail_key(x, f, k, "use %s or %s, not both",
 				      f->keys[i], f->keys[j]);
 	}
@@ -158,7 +155,7 @@ static int opt_secret(struct ytree_ctx *x, const struct ytree_fields *f,
  * Addresses and names.
  */
 
-static bool has_space(const char *s)
+bool cfg_has_space(const char *s)
 {
 	for (; *s; s++)
 		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
@@ -167,7 +164,7 @@ static bool has_space(const char *s)
 }
 
 /* 0 if s is 1..5 digits of a port in [min, 65535]. */
-static int parse_port(const char *s, unsigned min, unsigned *port)
+int cfg_parse_port(const char *s, unsigned min, unsigned *port)
 {
 	bool neg;
 	uint64_t v;
@@ -183,14 +180,14 @@ static int parse_port(const char *s, unsigned min, unsigned *port)
  * Splits "host:port", "[v6]:port" or (any_host) ":port". Returns 0,
  * -EINVAL (shape) or -ERANGE (port out of range).
  */
-static int split_hostport(const char *s, bool any_host, unsigned min_port,
-			  char **host, char **port)
+int cfg_split_hostport(const char *s, bool any_host, unsigned min_port,
+		       char **host, char **port)
 {
 	const char *colon, *h = s;
 	size_t hlen;
 	unsigned p;
 
-	if (has_space(s))
+	if (cfg_has_space(s))
 		return -EINVAL;
 	if (*s == '[') {
 		const char *end = strchr(s, ']');
@@ -209,7 +206,7 @@ static int split_hostport(const char *s, bool any_host, unsigned min_port,
 	}
 	if (hlen == 0 && !any_host)
 		return -EINVAL;
-	int rc = parse_port(colon + 1, min_port, &p);
+	int rc = cfg_parse_port(colon + 1, min_port, &p);
 	if (rc)
 		return rc;
 	if (host)
@@ -230,7 +227,7 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-static int want_name(struct ytree_ctx *x, const struct ytree_node *n)
+int cfg_want_name(struct ytree_ctx *x, const struct ytree_node *n)
 {
 	char q[YTREE_QUOTE_BUF];
 	if (valid_name(n->str))
@@ -270,7 +267,7 @@ static int parse_listen(struct ytree_ctx *x, struct cfg *c,
 		rc = ytree_want_scalar(x, item, "a string");
 		if (rc)
 			return rc;
-		rc = split_hostport(item->str, true, 0, &l->host, &l->port);
+		rc = cfg_split_hostport(item->str, true, 0, &l->host, &l->port);
 		if (rc == -ERANGE)
 			return ytree_fail(
 			    x, item, "port must be between 0 and 65535 in %s",
@@ -411,30 +408,6 @@ static int parse_http(struct ytree_ctx *x, struct cfg *c,
 	return rc;
 }
 
-enum { GCOL_K_THREADS, GCOL_K_MAXCONN, GCOL_K_MAXMSG, GCOL_K_N };
-static const char *const gcol_keys[GCOL_K_N] = {
-	[GCOL_K_THREADS] = "threads",
-	[GCOL_K_MAXCONN] = "max_connecting",
-	[GCOL_K_MAXMSG] = "max_message_size",
-};
-
-static int parse_gnmi_collector(struct ytree_ctx *x, struct cfg *c,
-				const struct ytree_node *n)
-{
-	struct ytree_fields f;
-	int rc = ytree_fields_get(x, n, gcol_keys, GCOL_K_N, &f);
-	if (rc == 0)
-		rc = ytree_opt_uint(x, &f, GCOL_K_THREADS, 1, 64,
-				    &c->gnmi.threads);
-	if (rc == 0)
-		rc = ytree_opt_uint(x, &f, GCOL_K_MAXCONN, 1, 100000,
-				    &c->gnmi.max_connecting);
-	if (rc == 0)
-		rc = ytree_opt_size(x, &f, GCOL_K_MAXMSG, 64 * 1024,
-				    UINT64_C(1) << 30, &c->gnmi.max_message);
-	return rc;
-}
-
 static int parse_profiles_dir(struct ytree_ctx *x, struct cfg *c,
 			      const struct ytree_node *n)
 {
@@ -443,495 +416,85 @@ static int parse_profiles_dir(struct ytree_ctx *x, struct cfg *c,
 	return ytree_str(x, n, &c->profiles_dir);
 }
 
-enum {
-	SUB_K_PATH,
-	SUB_K_ORIGIN,
-	SUB_K_TARGET,
-	SUB_K_MODE,
-	SUB_K_SAMPLE,
-	SUB_K_HEARTBEAT,
-	SUB_K_SUPPRESS,
-	SUB_K_N
-};
-static const char *const sub_keys[SUB_K_N] = {
-	[SUB_K_PATH] = "path",
-	[SUB_K_ORIGIN] = "origin",
-	[SUB_K_TARGET] = "target",
-	[SUB_K_MODE] = "mode",
-	[SUB_K_SAMPLE] = "sample_interval",
-	[SUB_K_HEARTBEAT] = "heartbeat_interval",
-	[SUB_K_SUPPRESS] = "suppress_redundant",
+/* Target keys: "name", then the schema's blocks; ops[k] is the hook of
+ * key k (NULL for the name). */
+struct target_keys {
+	const char *keys[CFG_MAX_SECTIONS + 1];
+	const struct cfg_section_ops *ops[CFG_MAX_SECTIONS + 1];
+	size_t n;
+	char need[256]; /* "needs gnmi, snmp or both" */
 };
 
-/* One subscription; every is its default sample interval. */
-static int parse_sub(struct ytree_ctx *x, struct cfg_gnmi_sub *s,
-		     const struct ytree_node *n, uint64_t every)
+static void target_keys_init(struct target_keys *k, const struct cfg_schema *s)
 {
-	static const char *const names[] = { "sample", "on_change",
-					     "target_defined" };
-	static const int values[] = { CFG_SUB_SAMPLE, CFG_SUB_ON_CHANGE,
-				      CFG_SUB_TARGET_DEFINED };
-	struct ytree_fields f;
-	int mode = CFG_SUB_SAMPLE;
-	int rc = ytree_fields_get(x, n, sub_keys, SUB_K_N, &f);
-	if (rc)
-		return rc;
-	s->mode = CFG_SUB_SAMPLE;
-	s->sample_interval_ns = every;
-	if ((rc = ytree_need(x, &f, SUB_K_PATH)) ||
-	    (rc = ytree_opt_str(x, &f, SUB_K_PATH, &s->path)))
-		return rc;
-	if (s->path[0] != '/')
-		return ytree_fail_key(x, &f, SUB_K_PATH, "must start with '/'");
-	if ((rc = ytree_opt_str(x, &f, SUB_K_ORIGIN, &s->origin)) ||
-	    (rc = ytree_opt_str(x, &f, SUB_K_TARGET, &s->target)) ||
-	    (rc = ytree_opt_enum(x, &f, SUB_K_MODE, names, values, 3, &mode)) ||
-	    (rc = ytree_opt_duration(x, &f, SUB_K_SAMPLE, NS_PER_MS, UINT64_MAX,
-				     true, &s->sample_interval_ns)) ||
-	    (rc = ytree_opt_duration(x, &f, SUB_K_HEARTBEAT, 0, UINT64_MAX,
-				     false, &s->heartbeat_interval_ns)) ||
-	    (rc =
-		 ytree_opt_bool(x, &f, SUB_K_SUPPRESS, &s->suppress_redundant)))
-		return rc;
-	s->mode = (enum cfg_sub_mode)mode;
-	return 0;
-}
-
-enum {
-	GNMI_K_ADDRESS,
-	GNMI_K_INSECURE,
-	GNMI_K_SKIP_VERIFY,
-	GNMI_K_CA,
-	GNMI_K_CERT,
-	GNMI_K_KEY,
-	GNMI_K_SERVER_NAME,
-	GNMI_K_USERNAME,
-	GNMI_K_PASSWORD,
-	GNMI_K_PASSWORD_FILE,
-	GNMI_K_MODE,
-	GNMI_K_INTERVAL,
-	GNMI_K_POLL_INTERVAL,
-	GNMI_K_ENCODING,
-	GNMI_K_TARGET,
-	GNMI_K_PROFILE,
-	GNMI_K_UPDATES_ONLY,
-	GNMI_K_SUBSCRIPTIONS,
-	GNMI_K_N
-};
-static const char *const gnmi_keys[GNMI_K_N] = {
-	[GNMI_K_ADDRESS] = "address",
-	[GNMI_K_INSECURE] = "insecure",
-	[GNMI_K_SKIP_VERIFY] = "skip_verify",
-	[GNMI_K_CA] = "ca",
-	[GNMI_K_CERT] = "cert",
-	[GNMI_K_KEY] = "key",
-	[GNMI_K_SERVER_NAME] = "server_name",
-	[GNMI_K_USERNAME] = "username",
-	[GNMI_K_PASSWORD] = "password",
-	[GNMI_K_PASSWORD_FILE] = "password_file",
-	[GNMI_K_MODE] = "mode",
-	[GNMI_K_INTERVAL] = "interval",
-	[GNMI_K_POLL_INTERVAL] = "poll_interval",
-	[GNMI_K_ENCODING] = "encoding",
-	[GNMI_K_TARGET] = "target",
-	[GNMI_K_PROFILE] = "profile",
-	[GNMI_K_UPDATES_ONLY] = "updates_only",
-	[GNMI_K_SUBSCRIPTIONS] = "subscriptions",
-};
-
-static int gnmi_address(struct ytree_ctx *x, const struct ytree_fields *f)
-{
-	const struct ytree_node *a = f->val[GNMI_K_ADDRESS];
-	char q[YTREE_QUOTE_BUF];
-	int rc;
-	size_t saved = ytree_path_key(x, "address");
-
-	if (strncmp(a->str, "unix:", 5) == 0) {
-		if (a->str[5] != '/' || has_space(a->str))
-			return ytree_fail(x, a,
-					  "%s: a unix socket needs an absolute "
-					  "path (unix:/path)",
-					  ytree_quote(a, q, sizeof q));
-	} else {
-		rc = split_hostport(a->str, false, 1, NULL, NULL);
-		if (rc == -ERANGE)
-			return ytree_fail(
-			    x, a, "port must be between 1 and 65535 in %s",
-			    ytree_quote(a, q, sizeof q));
-		if (rc)
-			return ytree_fail(x, a,
-					  "%s is not host:port, [v6]:port or "
-					  "unix:/path",
-					  ytree_quote(a, q, sizeof q));
+	size_t used = 0, blocks = 0;
+	k->keys[0] = "name";
+	k->ops[0] = NULL;
+	k->n = 1;
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->ops[i]->parse_target)
+			continue;
+		k->keys[k->n] = s->ops[i]->key;
+		k->ops[k->n++] = s->ops[i];
 	}
-	ytree_path_cut(x, saved);
-	return 0;
+	blocks = k->n - 1;
+	used = (size_t)snprintf(k->need, sizeof k->need, "needs");
+	for (size_t i = 1; i < k->n && used < sizeof k->need; i++)
+		used +=
+		    (size_t)snprintf(k->need + used, sizeof k->need - used,
+				     "%s%s", i == 1 ? " " : ", ", k->keys[i]);
+	if (blocks > 1 && used < sizeof k->need)
+		snprintf(k->need + used, sizeof k->need - used, " or %s",
+			 blocks == 2 ? "both" : "several");
 }
 
-static int gnmi_subs(struct ytree_ctx *x, struct cfg_gnmi *g,
-		     const struct ytree_node *n, uint64_t every)
+/* Parses one block of a target with its protocol's hook. */
+static int parse_block(struct ytree_ctx *x, const struct cfg *c,
+		       struct cfg_target *t, const struct cfg_section_ops *ops,
+		       const struct ytree_node *n)
 {
-	size_t count;
-	int rc = ytree_want_seq(x, n, &count);
-	if (rc)
-		return rc;
-	g->subs = xcalloc(count ? count : 1, sizeof *g->subs);
-	for (size_t i = 0; i < count; i++) {
-		size_t saved = ytree_path_index(x, i);
-		g->n_subs++;
-		rc = parse_sub(x, &g->subs[i], n->kids[i], every);
-		if (rc)
-			return rc;
+	struct cfg_section *b = &t->blocks[t->n_blocks++];
+	size_t saved = ytree_path_key(x, ops->key);
+	b->ops = ops;
+	b->data = NULL;
+	int rc = ops->parse_target(x, c, n, &b->data);
+	if (rc == 0)
 		ytree_path_cut(x, saved);
-	}
-	return 0;
+	return rc;
 }
-
-static int parse_gnmi(struct ytree_ctx *x, struct cfg_gnmi *g,
-		      const struct ytree_node *n, uint64_t global_ns)
-{
-	static const char *const modes[] = { "stream", "once", "poll" };
-	static const int mode_values[] = { CFG_GNMI_STREAM, CFG_GNMI_ONCE,
-					   CFG_GNMI_POLL };
-	static const char *const encs[] = { "json", "json_ietf", "proto",
-					    "auto" };
-	static const int enc_values[] = { CFG_GNMI_ENC_JSON,
-					  CFG_GNMI_ENC_JSON_IETF,
-					  CFG_GNMI_ENC_PROTO,
-					  CFG_GNMI_ENC_AUTO };
-	struct ytree_fields f;
-	int mode = CFG_GNMI_STREAM, enc = CFG_GNMI_ENC_AUTO;
-	int rc = ytree_fields_get(x, n, gnmi_keys, GNMI_K_N, &f);
-	if (rc)
-		return rc;
-	g->mode = CFG_GNMI_STREAM;
-	g->encoding = CFG_GNMI_ENC_AUTO;
-	if ((rc = ytree_need(x, &f, GNMI_K_ADDRESS)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_ADDRESS, &g->address)) ||
-	    (rc = gnmi_address(x, &f)) ||
-	    (rc = ytree_opt_bool(x, &f, GNMI_K_INSECURE, &g->insecure)) ||
-	    (rc = ytree_opt_bool(x, &f, GNMI_K_SKIP_VERIFY, &g->skip_verify)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_CA, &g->ca)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_CERT, &g->cert)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_KEY, &g->key)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_SERVER_NAME, &g->server_name)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_USERNAME, &g->username)) ||
-	    (rc = opt_secret(x, &f, GNMI_K_PASSWORD, GNMI_K_PASSWORD_FILE,
-			     &g->password)) ||
-	    (rc = ytree_opt_enum(x, &f, GNMI_K_MODE, modes, mode_values, 3,
-				 &mode)) ||
-	    (rc = ytree_opt_duration(x, &f, GNMI_K_INTERVAL, INTERVAL_MIN,
-				     INTERVAL_MAX, false, &g->interval_ns)) ||
-	    (rc = ytree_opt_duration(x, &f, GNMI_K_POLL_INTERVAL, INTERVAL_MIN,
-				     INTERVAL_MAX, false,
-				     &g->poll_interval_ns)) ||
-	    (rc = ytree_opt_enum(x, &f, GNMI_K_ENCODING, encs, enc_values, 4,
-				 &enc)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_TARGET, &g->target)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_PROFILE, &g->profile)) ||
-	    (rc = ytree_opt_bool(x, &f, GNMI_K_UPDATES_ONLY, &g->updates_only)))
-		return rc;
-	g->mode = (enum cfg_gnmi_mode)mode;
-	g->encoding = (enum cfg_gnmi_encoding)enc;
-
-	if (g->insecure) {
-		static const size_t tls[] = { GNMI_K_CA, GNMI_K_CERT,
-					      GNMI_K_KEY };
-		for (size_t i = 0; i < 3; i++)
-			if (f.val[tls[i]])
-				return ytree_fail_key(
-				    x, &f, tls[i],
-				    "cannot be used with insecure: "
-				    "true");
-	}
-	if (f.val[GNMI_K_CERT] && !f.val[GNMI_K_KEY])
-		return ytree_fail_key(
-		    x, &f, GNMI_K_CERT,
-		    "needs key too (cert and key go together)");
-	if (f.val[GNMI_K_KEY] && !f.val[GNMI_K_CERT])
-		return ytree_fail_key(
-		    x, &f, GNMI_K_KEY,
-		    "needs cert too (cert and key go together)");
-	if (g->password && !g->username) {
-		size_t k = f.val[GNMI_K_PASSWORD] ? GNMI_K_PASSWORD
-						  : GNMI_K_PASSWORD_FILE;
-		return ytree_fail_key(x, &f, k, "needs username too");
-	}
-	/* The target's interval, else the global one, is the default. */
-	uint64_t every = g->interval_ns ? g->interval_ns : global_ns;
-	if (g->mode == CFG_GNMI_POLL && !f.val[GNMI_K_POLL_INTERVAL])
-		g->poll_interval_ns = every;
-	if (g->mode != CFG_GNMI_POLL && f.val[GNMI_K_POLL_INTERVAL])
-		return ytree_fail_key(x, &f, GNMI_K_POLL_INTERVAL,
-				      "only applies to mode: poll");
-	if (f.val[GNMI_K_SUBSCRIPTIONS]) {
-		size_t saved = ytree_path_key(x, "subscriptions");
-		rc = gnmi_subs(x, g, f.val[GNMI_K_SUBSCRIPTIONS], every);
-		if (rc)
-			return rc;
-		ytree_path_cut(x, saved);
-	}
-	return 0;
-}
-
-enum {
-	SNMP_K_ADDRESS,
-	SNMP_K_VERSION,
-	SNMP_K_COMMUNITY,
-	SNMP_K_COMMUNITY_FILE,
-	SNMP_K_USER,
-	SNMP_K_AUTH,
-	SNMP_K_AUTH_KEY,
-	SNMP_K_AUTH_KEY_FILE,
-	SNMP_K_PRIV,
-	SNMP_K_PRIV_KEY,
-	SNMP_K_PRIV_KEY_FILE,
-	SNMP_K_INTERVAL,
-	SNMP_K_TIMEOUT,
-	SNMP_K_RETRIES,
-	SNMP_K_MAX_REP,
-	SNMP_K_PROFILE,
-	SNMP_K_N
-};
-static const char *const snmp_keys[SNMP_K_N] = {
-	[SNMP_K_ADDRESS] = "address",
-	[SNMP_K_VERSION] = "version",
-	[SNMP_K_COMMUNITY] = "community",
-	[SNMP_K_COMMUNITY_FILE] = "community_file",
-	[SNMP_K_USER] = "user",
-	[SNMP_K_AUTH] = "auth",
-	[SNMP_K_AUTH_KEY] = "auth_key",
-	[SNMP_K_AUTH_KEY_FILE] = "auth_key_file",
-	[SNMP_K_PRIV] = "priv",
-	[SNMP_K_PRIV_KEY] = "priv_key",
-	[SNMP_K_PRIV_KEY_FILE] = "priv_key_file",
-	[SNMP_K_INTERVAL] = "interval",
-	[SNMP_K_TIMEOUT] = "timeout",
-	[SNMP_K_RETRIES] = "retries",
-	[SNMP_K_MAX_REP] = "max_repetitions",
-	[SNMP_K_PROFILE] = "profile",
-};
 
 /*
- * net-snmp's peer names: an optional udp:, udp6:, tcp: or tcp6:
- * transport, then host, host:port, [v6] or [v6]:port (a bare v6 address
- * has no port).
+ * Parses one target; *name_node gets the node of its name. The blocks
+ * are parsed in schema order; c holds the skeleton parsed so far (the
+ * global interval is the default of the target's).
  */
-static bool valid_snmp_address(const char *s)
-{
-	static const char *const transports[] = { "udp:", "udp6:", "tcp:",
-						  "tcp6:" };
-	const char *colon;
-	unsigned port;
-
-	if (has_space(s))
-		return false;
-	for (size_t i = 0; i < 4; i++) {
-		size_t l = strlen(transports[i]);
-		if (strncmp(s, transports[i], l) == 0) {
-			s += l;
-			break;
-		}
-	}
-	if (*s == '[') {
-		const char *end = strchr(s, ']');
-		if (!end || end == s + 1)
-			return false;
-		if (end[1] == '\0')
-			return true;
-		return end[1] == ':' && parse_port(end + 2, 1, &port) == 0;
-	}
-	colon = strchr(s, ':');
-	if (colon == s || !*s)
-		return false;
-	if (!colon || strchr(colon + 1, ':'))
-		return true; /* a host, or a bare IPv6 address */
-	return parse_port(colon + 1, 1, &port) == 0;
-}
-
-/* Keys that only one SNMP version takes. */
-static int snmp_version_keys(struct ytree_ctx *x, const struct ytree_fields *f,
-			     int v)
-{
-	static const size_t v2[] = { SNMP_K_COMMUNITY, SNMP_K_COMMUNITY_FILE };
-	static const size_t v3[] = { SNMP_K_USER,	  SNMP_K_AUTH,
-				     SNMP_K_AUTH_KEY,	  SNMP_K_AUTH_KEY_FILE,
-				     SNMP_K_PRIV,	  SNMP_K_PRIV_KEY,
-				     SNMP_K_PRIV_KEY_FILE };
-	if (v == 3) {
-		for (size_t i = 0; i < 2; i++)
-			if (f->val[v2[i]])
-				return ytree_fail_key(
-				    x, f, v2[i], "only applies to version 2c");
-	} else {
-		for (size_t i = 0; i < 7; i++)
-			if (f->val[v3[i]])
-				return ytree_fail_key(
-				    x, f, v3[i], "only applies to version 3");
-	}
-	return 0;
-}
-
-/* The v3 security settings: user, auth and priv with their keys. */
-static int snmp_v3(struct ytree_ctx *x, struct cfg_snmp *s,
-		   const struct ytree_fields *f)
-{
-	static const char *const auths[] = { "SHA", "SHA-256", "SHA-512" };
-	static const int auth_values[] = { CFG_SNMP_AUTH_SHA,
-					   CFG_SNMP_AUTH_SHA256,
-					   CFG_SNMP_AUTH_SHA512 };
-	static const char *const privs[] = { "AES", "AES-256" };
-	static const int priv_values[] = { CFG_SNMP_PRIV_AES,
-					   CFG_SNMP_PRIV_AES256 };
-	int auth = CFG_SNMP_AUTH_NONE, priv = CFG_SNMP_PRIV_NONE, rc;
-
-	if ((rc = ytree_need(x, f, SNMP_K_USER)) ||
-	    (rc = ytree_opt_str(x, f, SNMP_K_USER, &s->user)) ||
-	    (rc = ytree_opt_enum(x, f, SNMP_K_AUTH, auths, auth_values, 3,
-				 &auth)) ||
-	    (rc = opt_secret(x, f, SNMP_K_AUTH_KEY, SNMP_K_AUTH_KEY_FILE,
-			     &s->auth_key)) ||
-	    (rc = ytree_opt_enum(x, f, SNMP_K_PRIV, privs, priv_values, 2,
-				 &priv)) ||
-	    (rc = opt_secret(x, f, SNMP_K_PRIV_KEY, SNMP_K_PRIV_KEY_FILE,
-			     &s->priv_key)))
-		return rc;
-	s->auth = (enum cfg_snmp_auth)auth;
-	s->priv = (enum cfg_snmp_priv)priv;
-	if (s->user[0] == '\0')
-		return ytree_fail_key(x, f, SNMP_K_USER, "must not be empty");
-
-	/* Each key goes with its protocol, and priv needs auth. */
-	size_t auth_k =
-	    f->val[SNMP_K_AUTH_KEY] ? SNMP_K_AUTH_KEY : SNMP_K_AUTH_KEY_FILE;
-	size_t priv_k =
-	    f->val[SNMP_K_PRIV_KEY] ? SNMP_K_PRIV_KEY : SNMP_K_PRIV_KEY_FILE;
-	if (s->auth_key && !f->val[SNMP_K_AUTH])
-		return ytree_fail_key(x, f, auth_k, "needs auth too");
-	if (f->val[SNMP_K_AUTH] && !s->auth_key)
-		return ytree_fail_key(x, f, SNMP_K_AUTH,
-				      "needs auth_key or auth_key_file");
-	if (s->priv_key && !f->val[SNMP_K_PRIV])
-		return ytree_fail_key(x, f, priv_k, "needs priv too");
-	if (f->val[SNMP_K_PRIV] && !s->priv_key)
-		return ytree_fail_key(x, f, SNMP_K_PRIV,
-				      "needs priv_key or priv_key_file");
-	if (f->val[SNMP_K_PRIV] && !f->val[SNMP_K_AUTH])
-		return ytree_fail_key(x, f, SNMP_K_PRIV,
-				      "needs auth too (no privacy without "
-				      "authentication)");
-	if (s->auth_key && strlen(s->auth_key) < SNMP_KEY_MIN)
-		return ytree_fail_key(x, f, auth_k,
-				      "must be at least %d characters long",
-				      SNMP_KEY_MIN);
-	if (s->priv_key && strlen(s->priv_key) < SNMP_KEY_MIN)
-		return ytree_fail_key(x, f, priv_k,
-				      "must be at least %d characters long",
-				      SNMP_KEY_MIN);
-	return 0;
-}
-
-static int parse_snmp(struct ytree_ctx *x, struct cfg_snmp *s,
-		      const struct ytree_node *n)
-{
-	struct ytree_fields f;
-	char q[YTREE_QUOTE_BUF];
-	int rc = ytree_fields_get(x, n, snmp_keys, SNMP_K_N, &f);
-	if (rc)
-		return rc;
-	s->version = 2;
-	s->timeout_ns = NS_PER_S;
-	s->retries = 1;
-	s->max_repetitions = 25;
-	if ((rc = ytree_need(x, &f, SNMP_K_ADDRESS)) ||
-	    (rc = ytree_opt_str(x, &f, SNMP_K_ADDRESS, &s->address)))
-		return rc;
-	if (!valid_snmp_address(s->address))
-		return ytree_fail_key(
-		    x, &f, SNMP_K_ADDRESS,
-		    "%s is not an SNMP address (host, host:port, "
-		    "[v6]:port, optionally after udp: or udp6:)",
-		    ytree_quote(f.val[SNMP_K_ADDRESS], q, sizeof q));
-	if (f.val[SNMP_K_VERSION]) {
-		const struct ytree_node *v = f.val[SNMP_K_VERSION];
-		size_t saved = ytree_path_key(x, "version");
-		if ((rc = ytree_want_scalar(x, v, "2c or 3")))
-			return rc;
-		if (strcmp(v->str, "2c") == 0 || strcmp(v->str, "2") == 0)
-			s->version = 2;
-		else if (strcmp(v->str, "3") == 0)
-			s->version = 3;
-		else
-			return ytree_fail(x, v, "expected 2c or 3, not %s",
-					  ytree_quote(v, q, sizeof q));
-		ytree_path_cut(x, saved);
-	}
-	if ((rc = snmp_version_keys(x, &f, s->version)))
-		return rc;
-	if (s->version == 3) {
-		rc = snmp_v3(x, s, &f);
-	} else {
-		rc = opt_secret(x, &f, SNMP_K_COMMUNITY, SNMP_K_COMMUNITY_FILE,
-				&s->community);
-		if (rc == 0 && !s->community)
-			s->community = xstrdup("public");
-	}
-	if (rc ||
-	    (rc = ytree_opt_duration(x, &f, SNMP_K_INTERVAL, INTERVAL_MIN,
-				     INTERVAL_MAX, false, &s->interval_ns)) ||
-	    (rc = ytree_opt_duration(x, &f, SNMP_K_TIMEOUT, 10 * NS_PER_MS,
-				     60 * NS_PER_S, false, &s->timeout_ns)) ||
-	    (rc = ytree_opt_uint(x, &f, SNMP_K_RETRIES, 0, 10, &s->retries)) ||
-	    (rc = ytree_opt_uint(x, &f, SNMP_K_MAX_REP, 1, 200,
-				 &s->max_repetitions)) ||
-	    (rc = ytree_opt_str(x, &f, SNMP_K_PROFILE, &s->profile)))
-		return rc;
-	return 0;
-}
-
-enum { TGT_K_NAME, TGT_K_GNMI, TGT_K_SNMP, TGT_K_N };
-static const char *const target_keys[TGT_K_N] = {
-	[TGT_K_NAME] = "name",
-	[TGT_K_GNMI] = "gnmi",
-	[TGT_K_SNMP] = "snmp",
-};
-
-/*
- * Parses one target; *name_node gets the node of its name. global_ns is
- * the global interval, the default of the target's.
- */
-static int parse_target(struct ytree_ctx *x, struct cfg_target *t,
+static int parse_target(struct ytree_ctx *x, const struct cfg *c,
+			const struct target_keys *k, struct cfg_target *t,
 			const struct ytree_node *n,
-			const struct ytree_node **name_node, uint64_t global_ns)
+			const struct ytree_node **name_node)
 {
 	struct ytree_fields f;
-	int rc = ytree_fields_get(x, n, target_keys, TGT_K_N, &f);
+	bool any = false;
+	int rc = ytree_fields_get(x, n, k->keys, k->n, &f);
 	if (rc)
 		return rc;
-	if ((rc = ytree_need(x, &f, TGT_K_NAME)))
+	if ((rc = ytree_need(x, &f, 0)))
 		return rc;
 	size_t saved = ytree_path_key(x, "name");
-	if ((rc = ytree_str(x, f.val[TGT_K_NAME], &t->name)) ||
-	    (rc = want_name(x, f.val[TGT_K_NAME])))
+	if ((rc = ytree_str(x, f.val[0], &t->name)) ||
+	    (rc = cfg_want_name(x, f.val[0])))
 		return rc;
 	ytree_path_cut(x, saved);
-	*name_node = f.val[TGT_K_NAME];
-	if (!f.val[TGT_K_GNMI] && !f.val[TGT_K_SNMP])
-		return ytree_fail(x, n, "needs gnmi, snmp or both");
-	if (f.val[TGT_K_GNMI]) {
-		saved = ytree_path_key(x, "gnmi");
-		t->gnmi = xcalloc(1, sizeof *t->gnmi);
-		if ((rc = parse_gnmi(x, t->gnmi, f.val[TGT_K_GNMI], global_ns)))
+	*name_node = f.val[0];
+	for (size_t i = 1; i < k->n; i++)
+		any = any || f.val[i];
+	if (!any)
+		return ytree_fail(x, n, "%s", k->need);
+	t->blocks = xcalloc(k->n, sizeof *t->blocks);
+	for (size_t i = 1; i < k->n; i++)
+		if (f.val[i] &&
+		    (rc = parse_block(x, c, t, k->ops[i], f.val[i])))
 			return rc;
-		ytree_path_cut(x, saved);
-	}
-	if (f.val[TGT_K_SNMP]) {
-		saved = ytree_path_key(x, "snmp");
-		t->snmp = xcalloc(1, sizeof *t->snmp);
-		if ((rc = parse_snmp(x, t->snmp, f.val[TGT_K_SNMP])))
-			return rc;
-		ytree_path_cut(x, saved);
-	}
 	return 0;
 }
 
@@ -987,14 +550,16 @@ static int parse_targets(struct ytree_ctx *x, struct cfg *c,
 	int rc = ytree_want_seq(x, n, &count);
 	if (rc || count == 0)
 		return rc;
+	struct target_keys k;
+	target_keys_init(&k, c->schema);
 	c->targets = xcalloc(count, sizeof *c->targets);
 	refs = xcalloc(count, sizeof *refs);
 	for (size_t i = 0; i < count && rc == 0; i++) {
 		size_t saved = ytree_path_index(x, i);
 		c->n_targets++;
 		refs[i].index = i;
-		rc = parse_target(x, &c->targets[i], n->kids[i], &refs[i].node,
-				  c->interval_ns);
+		rc = parse_target(x, c, &k, &c->targets[i], n->kids[i],
+				  &refs[i].node);
 		if (rc == 0)
 			ytree_path_cut(x, saved);
 	}
@@ -1005,134 +570,6 @@ static int parse_targets(struct ytree_ctx *x, struct cfg *c,
 }
 
 enum {
-	NIC_K_ENABLED,
-	NIC_K_DEVICE,
-	NIC_K_SYSFS,
-	NIC_K_ETHTOOL,
-	NIC_K_INTERVAL,
-	NIC_K_HOSTS,
-	NIC_K_N
-};
-static const char *const nic_keys[NIC_K_N] = {
-	[NIC_K_ENABLED] = "enabled",   [NIC_K_DEVICE] = "device",
-	[NIC_K_SYSFS] = "sysfs_root",  [NIC_K_ETHTOOL] = "ethtool_dir",
-	[NIC_K_INTERVAL] = "interval", [NIC_K_HOSTS] = "hosts",
-};
-
-enum { NICH_K_DEVICE, NICH_K_SYSFS, NICH_K_ETHTOOL, NICH_K_N };
-static const char *const nic_host_keys[NICH_K_N] = {
-	[NICH_K_DEVICE] = "device",
-	[NICH_K_SYSFS] = "sysfs_root",
-	[NICH_K_ETHTOOL] = "ethtool_dir",
-};
-
-static int parse_nic_host(struct ytree_ctx *x, struct cfg_nic_host *h,
-			  const struct ytree_node *n,
-			  const struct ytree_node **name)
-{
-	struct ytree_fields f;
-	int rc = ytree_fields_get(x, n, nic_host_keys, NICH_K_N, &f);
-	if (rc || (rc = ytree_need(x, &f, NICH_K_DEVICE)) ||
-	    (rc = ytree_need(x, &f, NICH_K_SYSFS)) ||
-	    (rc = ytree_opt_str(x, &f, NICH_K_DEVICE, &h->device)))
-		return rc;
-	size_t saved = ytree_path_key(x, "device");
-	if ((rc = want_name(x, f.val[NICH_K_DEVICE])))
-		return rc;
-	ytree_path_cut(x, saved);
-	*name = f.val[NICH_K_DEVICE];
-	if ((rc = ytree_opt_str(x, &f, NICH_K_SYSFS, &h->sysfs_root)) ||
-	    (rc = ytree_opt_str(x, &f, NICH_K_ETHTOOL, &h->ethtool_dir)))
-		return rc;
-	if (h->sysfs_root[0] == '\0')
-		return ytree_fail_key(x, &f, NICH_K_SYSFS, "must not be empty");
-	if (h->ethtool_dir && h->ethtool_dir[0] == '\0')
-		return ytree_fail_key(x, &f, NICH_K_ETHTOOL,
-				      "must not be empty");
-	return 0;
-}
-
-/* nic.hosts: a list of hosts with unique device labels. */
-static int parse_nic_hosts(struct ytree_ctx *x, struct cfg_nic *nic,
-			   const struct ytree_node *n)
-{
-	size_t count;
-	int rc = ytree_want_seq(x, n, &count);
-	if (rc)
-		return rc;
-	if (count == 0)
-		return ytree_fail(x, n, "needs at least one host");
-	const struct ytree_node **names = xcalloc(count, sizeof *names);
-	nic->hosts = xcalloc(count, sizeof *nic->hosts);
-	for (size_t i = 0; i < count && rc == 0; i++) {
-		size_t saved = ytree_path_index(x, i);
-		nic->n_hosts++;
-		rc = parse_nic_host(x, &nic->hosts[i], n->kids[i], &names[i]);
-		for (size_t j = 0; j < i && rc == 0; j++) {
-			if (strcmp(names[j]->str, names[i]->str) != 0)
-				continue;
-			ytree_path_key(x, "device");
-			rc = ytree_fail(x, names[i],
-					"duplicate nic host \"%s\" (first at "
-					"%u:%u)",
-					names[i]->str, names[j]->line,
-					names[j]->col);
-		}
-		if (rc == 0)
-			ytree_path_cut(x, saved);
-	}
-	free(names);
-	return rc;
-}
-
-static int parse_nic(struct ytree_ctx *x, struct cfg *c,
-		     const struct ytree_node *n)
-{
-	struct cfg_nic *nic = &c->nic;
-	struct ytree_fields f;
-	int rc = ytree_fields_get(x, n, nic_keys, NIC_K_N, &f);
-	if (rc)
-		return rc;
-	if ((rc = ytree_opt_bool(x, &f, NIC_K_ENABLED, &nic->enabled)) ||
-	    (rc = ytree_opt_str(x, &f, NIC_K_DEVICE, &nic->device)))
-		return rc;
-	if (f.val[NIC_K_DEVICE]) {
-		size_t saved = ytree_path_key(x, "device");
-		if ((rc = want_name(x, f.val[NIC_K_DEVICE])))
-			return rc;
-		ytree_path_cut(x, saved);
-	}
-	if ((rc = ytree_opt_str(x, &f, NIC_K_SYSFS, &nic->sysfs_root)) ||
-	    (rc = ytree_opt_str(x, &f, NIC_K_ETHTOOL, &nic->ethtool_dir)) ||
-	    (rc = ytree_opt_duration(x, &f, NIC_K_INTERVAL, INTERVAL_MIN,
-				     INTERVAL_MAX, false, &nic->interval_ns)))
-		return rc;
-	if (nic->sysfs_root[0] == '\0')
-		return ytree_fail_key(x, &f, NIC_K_SYSFS, "must not be empty");
-	if (nic->ethtool_dir && nic->ethtool_dir[0] == '\0')
-		return ytree_fail_key(x, &f, NIC_K_ETHTOOL,
-				      "must not be empty");
-	if (!f.val[NIC_K_HOSTS])
-		return 0;
-	/* The list form names every tree itself: a single-host key next
-	 * to it would be silently ignored, so it is refused. */
-	static const size_t single[] = { NIC_K_DEVICE, NIC_K_SYSFS,
-					 NIC_K_ETHTOOL };
-	for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
-		if (f.val[single[i]])
-			return ytree_fail_key(
-			    x, &f, single[i],
-			    "not allowed with hosts (set it per host)");
-	size_t saved = ytree_path_key(x, "hosts");
-	if ((rc = parse_nic_hosts(x, nic, f.val[NIC_K_HOSTS])))
-		return rc;
-	ytree_path_cut(x, saved);
-	if (!f.val[NIC_K_ENABLED])
-		nic->enabled = true;
-	return 0;
-}
-
-enum {
 	TOP_K_LISTEN,
 	TOP_K_INTERVAL,
 	TOP_K_LOSSLESS,
@@ -1140,13 +577,7 @@ enum {
 	TOP_K_STORE,
 	TOP_K_HTTP,
 	TOP_K_TARGETS,
-	TOP_K_NIC,
-	TOP_K_RULES,
-	TOP_K_TOPOLOGY,
-	TOP_K_GNMI,
 	TOP_K_PROFILES_DIR,
-	TOP_K_ALERTMANAGER,
-	TOP_K_REPORT,
 	TOP_K_N
 };
 static const char *const top_keys[TOP_K_N] = {
@@ -1157,13 +588,7 @@ static const char *const top_keys[TOP_K_N] = {
 	[TOP_K_STORE] = "store",
 	[TOP_K_HTTP] = "http",
 	[TOP_K_TARGETS] = "targets",
-	[TOP_K_NIC] = "nic",
-	[TOP_K_RULES] = "rules",
-	[TOP_K_TOPOLOGY] = "topology",
-	[TOP_K_GNMI] = "gnmi",
 	[TOP_K_PROFILES_DIR] = "profiles_dir",
-	[TOP_K_ALERTMANAGER] = "alertmanager",
-	[TOP_K_REPORT] = "report",
 };
 
 typedef int (*section_fn)(struct ytree_ctx *, struct cfg *,
@@ -1182,10 +607,53 @@ static int section(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 	return rc;
 }
 
+_Static_assert(TOP_K_N + CFG_MAX_SECTIONS <= YTREE_MAX_FIELDS,
+	       "ytree_fields_get takes every top-level key");
+
+/* The top-level keys: the skeleton's, then the schema's sections with a
+ * parse hook; sec[k] is the index in c->sections of key k. */
+struct top_keys {
+	const char *keys[TOP_K_N + CFG_MAX_SECTIONS];
+	size_t sec[TOP_K_N + CFG_MAX_SECTIONS];
+	size_t n;
+};
+
+static void top_keys_init(struct top_keys *k, const struct cfg *c)
+{
+	for (size_t i = 0; i < TOP_K_N; i++)
+		k->keys[i] = top_keys[i];
+	k->n = TOP_K_N;
+	for (size_t i = 0; i < c->n_sections; i++) {
+		if (!c->sections[i].ops->parse)
+			continue;
+		k->keys[k->n] = c->sections[i].ops->key;
+		k->sec[k->n++] = i;
+	}
+}
+
+/* The protocols' top-level sections, in schema order. */
+static int parse_sections(struct ytree_ctx *x, struct cfg *c,
+			  const struct top_keys *k,
+			  const struct ytree_fields *f)
+{
+	for (size_t i = TOP_K_N; i < k->n; i++) {
+		struct cfg_section *s = &c->sections[k->sec[i]];
+		if (!f->val[i])
+			continue;
+		size_t saved = ytree_path_key(x, f->keys[i]);
+		int rc = s->ops->parse(x, c, s->data, f->val[i]);
+		if (rc)
+			return rc;
+		ytree_path_cut(x, saved);
+	}
+	return 0;
+}
+
 static int parse_top(struct ytree_ctx *x, struct cfg *c,
 		     const struct ytree_node *root)
 {
 	struct ytree_fields f;
+	struct top_keys k;
 	int rc;
 
 	if (root->kind != YTREE_MAP)
@@ -1193,7 +661,8 @@ static int parse_top(struct ytree_ctx *x, struct cfg *c,
 		    x, root->line, root->col,
 		    "expected a mapping of settings at the top "
 		    "level");
-	if ((rc = ytree_fields_get(x, root, top_keys, TOP_K_N, &f)))
+	top_keys_init(&k, c);
+	if ((rc = ytree_fields_get(x, root, k.keys, k.n, &f)))
 		return rc;
 	/* The interval first: other keys default to it. */
 	if ((rc = ytree_opt_duration(x, &f, TOP_K_INTERVAL, INTERVAL_MIN,
@@ -1205,14 +674,8 @@ static int parse_top(struct ytree_ctx *x, struct cfg *c,
 	    (rc = section(x, &f, TOP_K_STORE, c, parse_store)) ||
 	    (rc = section(x, &f, TOP_K_HTTP, c, parse_http)) ||
 	    (rc = section(x, &f, TOP_K_TARGETS, c, parse_targets)) ||
-	    (rc = section(x, &f, TOP_K_NIC, c, parse_nic)) ||
-	    (rc = section(x, &f, TOP_K_RULES, c, cfg_parse_rules)) ||
-	    (rc = section(x, &f, TOP_K_TOPOLOGY, c, cfg_parse_topology)) ||
-	    (rc = section(x, &f, TOP_K_GNMI, c, parse_gnmi_collector)) ||
 	    (rc = section(x, &f, TOP_K_PROFILES_DIR, c, parse_profiles_dir)) ||
-	    (rc = section(x, &f, TOP_K_ALERTMANAGER, c,
-			  cfg_parse_alertmanager)) ||
-	    (rc = section(x, &f, TOP_K_REPORT, c, cfg_parse_report)))
+	    (rc = parse_sections(x, c, &k, &f)))
 		return rc;
 	return 0;
 }
@@ -1221,47 +684,44 @@ static int parse_top(struct ytree_ctx *x, struct cfg *c,
  * The public API.
  */
 
-static char *host_name(void)
-{
-	char buf[256];
-	if (gethostname(buf, sizeof buf) != 0 || buf[0] == '\0')
-		return xstrdup("localhost");
-	buf[sizeof buf - 1] = '\0';
-	return xstrdup(buf);
-}
-
-static struct cfg *cfg_new_defaults(void)
+static struct cfg *cfg_new_defaults(const struct cfg_schema *s)
 {
 	struct cfg *c = xcalloc(1, sizeof *c);
+	/* The key tables are sized for at most that many. */
+	assert(s->n <= CFG_MAX_SECTIONS);
+	c->schema = s;
 	c->listen = xcalloc(1, sizeof *c->listen);
 	c->listen[0].host = xstrdup("127.0.0.1");
 	c->listen[0].port = xstrdup(CFG_DEFAULT_PORT);
 	c->n_listen = 1;
 	c->http_threads = 2;
 	c->http_max_connections = 256;
-	c->gnmi.threads = 2;
-	c->gnmi.max_connecting = 32;
-	c->gnmi.max_message = UINT64_C(16) << 20;
 	c->profiles_dir = xstrdup(FABMON_PROFILEDIR);
 	c->interval_ns = NS_PER_S;
 	c->lossless_mask = 1u << 3;
 	c->log_level = -1;
 	c->store_ring = 64;
 	c->store_stale_intervals = 5;
-	cfg_rules_defaults(c);
-	cfg_alert_defaults(c);
-	c->nic.device = host_name();
-	c->nic.sysfs_root = xstrdup("/sys");
+	c->sections = xcalloc(s->n ? s->n : 1, sizeof *c->sections);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cfg_section_ops *ops = s->ops[i];
+		if (!ops->init && !ops->parse)
+			continue;
+		struct cfg_section *sec = &c->sections[c->n_sections++];
+		sec->ops = ops;
+		sec->data = ops->init ? ops->init(c) : NULL;
+	}
 	return c;
 }
 
-struct cfg *cfg_default(void)
+struct cfg *cfg_default(const struct cfg_schema *s)
 {
-	return cfg_new_defaults();
+	return cfg_new_defaults(s);
 }
 
-struct cfg *cfg_load_buffer(const char *name, const char *buf, size_t len,
-			    char *err, size_t errlen)
+struct cfg *cfg_load_buffer(const struct cfg_schema *s, const char *name,
+			    const char *buf, size_t len, char *err,
+			    size_t errlen)
 {
 	struct ytree_ctx x = { .name = name, .err = err, .errlen = errlen };
 	struct ytree_node *root = NULL;
@@ -1276,7 +736,7 @@ struct cfg *cfg_load_buffer(const char *name, const char *buf, size_t len,
 		ytree_free(root);
 		return NULL;
 	}
-	c = cfg_new_defaults();
+	c = cfg_new_defaults(s);
 	c->path = xstrdup(name);
 	if (parse_top(&x, c, root)) {
 		cfg_free(c);
@@ -1286,7 +746,8 @@ struct cfg *cfg_load_buffer(const char *name, const char *buf, size_t len,
 	return c;
 }
 
-struct cfg *cfg_load(const char *path, char *err, size_t errlen)
+struct cfg *cfg_load(const struct cfg_schema *s, const char *path, char *err,
+		     size_t errlen)
 {
 	struct ytree_ctx x = { .name = path, .err = err, .errlen = errlen };
 	char *buf;
@@ -1298,123 +759,19 @@ struct cfg *cfg_load(const char *path, char *err, size_t errlen)
 	buf = ytree_read_file(&x, path, CFG_MAX_FILE_BYTES, &len);
 	if (!buf)
 		return NULL;
-	c = cfg_load_buffer(path, buf, len, err, errlen);
+	c = cfg_load_buffer(s, path, buf, len, err, errlen);
 	/* The file may hold secrets. */
 	explicit_bzero(buf, len);
 	free(buf);
 	return c;
 }
 
-static void free_secret(char *s)
+void cfg_free_secret(char *s)
 {
 	if (s) {
 		explicit_bzero(s, strlen(s));
 		free(s);
 	}
-}
-
-static void gnmi_free(struct cfg_gnmi *g)
-{
-	if (!g)
-		return;
-	free(g->address);
-	free(g->ca);
-	free(g->cert);
-	free(g->key);
-	free(g->server_name);
-	free(g->username);
-	free_secret(g->password);
-	free(g->target);
-	free(g->profile);
-	for (size_t i = 0; i < g->n_subs; i++) {
-		free(g->subs[i].path);
-		free(g->subs[i].origin);
-		free(g->subs[i].target);
-	}
-	free(g->subs);
-	free(g);
-}
-
-void cfg_gnmi_free(struct cfg_gnmi *g)
-{
-	gnmi_free(g);
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
-struct cfg_gnmi *cfg_gnmi_dup(const struct cfg_gnmi *g)
-{
-	if (!g)
-		return NULL;
-	struct cfg_gnmi *d = xmalloc(sizeof *d);
-	*d = *g;
-	d->address = dup_or_null(g->address);
-	d->ca = dup_or_null(g->ca);
-	d->cert = dup_or_null(g->cert);
-	d->key = dup_or_null(g->key);
-	d->server_name = dup_or_null(g->server_name);
-	d->username = dup_or_null(g->username);
-	d->password = dup_or_null(g->password);
-	d->target = dup_or_null(g->target);
-	d->profile = dup_or_null(g->profile);
-	d->subs = xcalloc(g->n_subs ? g->n_subs : 1, sizeof *d->subs);
-	for (size_t i = 0; i < g->n_subs; i++) {
-		d->subs[i] = g->subs[i];
-		d->subs[i].path = dup_or_null(g->subs[i].path);
-		d->subs[i].origin = dup_or_null(g->subs[i].origin);
-		d->subs[i].target = dup_or_null(g->subs[i].target);
-	}
-	return d;
-}
-
-static bool str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-bool cfg_gnmi_equal(const struct cfg_gnmi *a, const struct cfg_gnmi *b)
-{
-	if (!a || !b)
-		return a == b;
-	if (!str_eq(a->address, b->address) || a->insecure != b->insecure ||
-	    a->skip_verify != b->skip_verify || !str_eq(a->ca, b->ca) ||
-	    !str_eq(a->cert, b->cert) || !str_eq(a->key, b->key) ||
-	    !str_eq(a->server_name, b->server_name) ||
-	    !str_eq(a->username, b->username) ||
-	    !str_eq(a->password, b->password) || a->mode != b->mode ||
-	    a->interval_ns != b->interval_ns ||
-	    a->poll_interval_ns != b->poll_interval_ns ||
-	    a->encoding != b->encoding || !str_eq(a->target, b->target) ||
-	    !str_eq(a->profile, b->profile) ||
-	    a->updates_only != b->updates_only || a->n_subs != b->n_subs)
-		return false;
-	for (size_t i = 0; i < a->n_subs; i++) {
-		const struct cfg_gnmi_sub *x = &a->subs[i], *y = &b->subs[i];
-		if (!str_eq(x->path, y->path) ||
-		    !str_eq(x->origin, y->origin) ||
-		    !str_eq(x->target, y->target) || x->mode != y->mode ||
-		    x->sample_interval_ns != y->sample_interval_ns ||
-		    x->heartbeat_interval_ns != y->heartbeat_interval_ns ||
-		    x->suppress_redundant != y->suppress_redundant)
-			return false;
-	}
-	return true;
-}
-
-static void snmp_free(struct cfg_snmp *s)
-{
-	if (!s)
-		return;
-	free(s->address);
-	free_secret(s->community);
-	free(s->user);
-	free_secret(s->auth_key);
-	free_secret(s->priv_key);
-	free(s->profile);
-	free(s);
 }
 
 void cfg_free(struct cfg *c)
@@ -1431,23 +788,19 @@ void cfg_free(struct cfg *c)
 		free(c->log_debug[i]);
 	free(c->log_debug);
 	for (size_t i = 0; i < c->n_targets; i++) {
-		free(c->targets[i].name);
-		gnmi_free(c->targets[i].gnmi);
-		snmp_free(c->targets[i].snmp);
+		struct cfg_target *t = &c->targets[i];
+		free(t->name);
+		for (size_t k = 0; k < t->n_blocks; k++)
+			t->blocks[k].ops->free_target(t->blocks[k].data);
+		free(t->blocks);
 	}
 	free(c->targets);
-	free(c->nic.device);
-	free(c->nic.sysfs_root);
-	free(c->nic.ethtool_dir);
-	for (size_t i = 0; i < c->nic.n_hosts; i++) {
-		free(c->nic.hosts[i].device);
-		free(c->nic.hosts[i].sysfs_root);
-		free(c->nic.hosts[i].ethtool_dir);
-	}
-	free(c->nic.hosts);
 	free(c->profiles_dir);
-	cfg_topology_free(&c->topology);
-	cfg_alert_free(&c->alert);
+	/* In reverse: a later section's init may lean on an earlier one. */
+	for (size_t i = c->n_sections; i-- > 0;)
+		if (c->sections[i].ops->fini)
+			c->sections[i].ops->fini(c, c->sections[i].data);
+	free(c->sections);
 	free(c);
 }
 
@@ -1459,4 +812,47 @@ const struct cfg_target *cfg_find_target(const struct cfg *c, const char *name)
 		if (strcmp(c->targets[i].name, name) == 0)
 			return &c->targets[i];
 	return NULL;
+}
+
+void *cfg_section(const struct cfg *c, const char *key)
+{
+	for (size_t i = 0; c && i < c->n_sections; i++)
+		if (strcmp(c->sections[i].ops->key, key) == 0)
+			return c->sections[i].data;
+	return NULL;
+}
+
+void *cfg_target_block(const struct cfg_target *t, const char *key)
+{
+	for (size_t i = 0; t && i < t->n_blocks; i++)
+		if (strcmp(t->blocks[i].ops->key, key) == 0)
+			return t->blocks[i].data;
+	return NULL;
+}
+
+static uint64_t min_nz(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+uint64_t cfg_min_interval(const struct cfg *c)
+{
+	uint64_t t = c->interval_ns;
+	for (size_t i = 0; i < c->n_targets; i++) {
+		const struct cfg_target *tg = &c->targets[i];
+		for (size_t k = 0; k < tg->n_blocks; k++)
+			if (tg->blocks[k].ops->target_interval)
+				t = min_nz(t,
+					   tg->blocks[k].ops->target_interval(
+					       tg->blocks[k].data));
+	}
+	for (size_t i = 0; i < c->n_sections; i++)
+		if (c->sections[i].ops->interval)
+			t = min_nz(t, c->sections[i].ops->interval(
+					  c, c->sections[i].data));
+	return t;
 }

@@ -11,7 +11,8 @@
  * Unknown keys are errors, numbers are range-checked, and secrets come
  * either inline or from *_file keys (read at load time, never logged).
  *
- * The gnmi, snmp, nic and rules sections are described here so that a
+ * The protocols' sections (gnmi, snmp, nic, rules ...) are parsed by
+ * their own hooks (struct cfg_section_ops) in the same load, so that a
  * config is validated whole, before any collector starts.
  */
 #ifndef FABMON_CFG_H
@@ -20,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ytree.h"
 
 #define CFG_MAX_FILE_BYTES (16 * 1024 * 1024)
 #define CFG_MAX_DEPTH	   32
@@ -30,112 +33,21 @@ struct cfg_listen {
 	char *port; /* decimal, "0" lets the kernel choose */
 };
 
-enum cfg_gnmi_mode { CFG_GNMI_STREAM, CFG_GNMI_ONCE, CFG_GNMI_POLL };
-enum cfg_gnmi_encoding {
-	CFG_GNMI_ENC_AUTO = -1,
-	CFG_GNMI_ENC_JSON = 0,
-	CFG_GNMI_ENC_PROTO = 2,
-	CFG_GNMI_ENC_JSON_IETF = 4,
-};
-enum cfg_sub_mode {
-	CFG_SUB_TARGET_DEFINED = 0,
-	CFG_SUB_ON_CHANGE = 1,
-	CFG_SUB_SAMPLE = 2,
-};
+struct cfg;
+struct cfg_section_ops;
 
-struct cfg_gnmi_sub {
-	char *path;   /* gNMI path syntax, e.g. /interfaces/interface[name=*] */
-	char *origin; /* NULL if unset */
-	/* The prefix target of the Subscribe that carries it (NULL: the
-	 * target's). Another one than the target's own goes on a second
-	 * Subscribe RPC: sonic-gnmi serves one database per request. */
-	char *target;
-	enum cfg_sub_mode mode;
-	uint64_t sample_interval_ns;	/* 0: the target's choice; default:
-					   the gnmi or global interval */
-	uint64_t heartbeat_interval_ns; /* 0: none */
-	bool suppress_redundant;
-};
-
-struct cfg_gnmi {
-	char *address; /* host:port or unix:/path */
-	bool insecure; /* plaintext */
-	bool skip_verify;
-	char *ca, *cert, *key; /* file paths, NULL if unset */
-	char *server_name;
-	char *username;
-	char *password; /* from password or password_file; never logged */
-	enum cfg_gnmi_mode mode;
-	uint64_t interval_ns;	   /* default sample interval of this target's
-				      subscriptions; 0: the global interval */
-	uint64_t poll_interval_ns; /* mode poll only (else 0); default:
-				      interval_ns, else the global one */
-	enum cfg_gnmi_encoding encoding;
-	char *target;  /* prefix target, e.g. COUNTERS_DB; NULL if unset */
-	char *profile; /* mapping profile name; NULL: chosen by the collector */
-	bool updates_only;
-	struct cfg_gnmi_sub *subs;
-	size_t n_subs;
-};
-
-enum cfg_snmp_auth {
-	CFG_SNMP_AUTH_NONE,
-	CFG_SNMP_AUTH_SHA,
-	CFG_SNMP_AUTH_SHA256,
-	CFG_SNMP_AUTH_SHA512
-};
-enum cfg_snmp_priv {
-	CFG_SNMP_PRIV_NONE,
-	CFG_SNMP_PRIV_AES,
-	CFG_SNMP_PRIV_AES256
-};
-
-struct cfg_snmp {
-	char *address;	 /* host[:port], udp:/udp6: prefixes allowed */
-	int version;	 /* 2 (2c) or 3 */
-	char *community; /* v2c; from community or community_file */
-	char *user;	 /* v3 */
-	enum cfg_snmp_auth auth;
-	char *auth_key; /* from auth_key or auth_key_file */
-	enum cfg_snmp_priv priv;
-	char *priv_key;
-	uint64_t interval_ns; /* 0: the global interval */
-	uint64_t timeout_ns;
-	unsigned retries;
-	unsigned max_repetitions;
-	char *profile;
+/* One protocol's parsed block or section; data belongs to ops. */
+struct cfg_section {
+	const struct cfg_section_ops *ops;
+	void *data;
 };
 
 struct cfg_target {
-	char *name;	       /* unique; the device label of its series */
-	struct cfg_gnmi *gnmi; /* NULL if absent */
-	struct cfg_snmp *snmp; /* NULL if absent */
-};
-
-/* One host of the nic section's list form (simulation, tests): a
- * device label with its own sysfs tree and ethtool files. */
-struct cfg_nic_host {
-	char *device;	   /* device label; unique in the list */
-	char *sysfs_root;  /* required */
-	char *ethtool_dir; /* NULL: the SIOCETHTOOL ioctl */
-};
-
-/*
- * The NIC collector. Either the single-host form (device, sysfs_root,
- * ethtool_dir: this machine) or the list form (hosts: each a device
- * with its own trees, as fabsim writes them); a hosts list turns the
- * collector on unless enabled is false, and the single-host keys are
- * errors next to it.
- */
-struct cfg_nic {
-	bool enabled;
-	char *device;	      /* device label (default: the host name) */
-	char *sysfs_root;     /* default "/sys" */
-	char *ethtool_dir;    /* plain-file ethtool stats (tests, fabsim); NULL:
-				 ioctl */
-	uint64_t interval_ns; /* 0: the global interval */
-	struct cfg_nic_host *hosts; /* list form; NULL with n_hosts 0 */
-	size_t n_hosts;
+	char *name; /* unique; the device label of its series */
+	/* Its protocol blocks (gnmi:, snmp: ...) in schema order, present
+	 * ones only; read them with the protocol's accessor. */
+	struct cfg_section *blocks;
+	size_t n_blocks;
 };
 
 /*
@@ -210,15 +122,9 @@ struct cfg_report {
 	unsigned max_incidents;
 };
 
-/* The gNMI collector as a whole (top-level "gnmi:" section). */
-struct cfg_gnmi_collector {
-	unsigned threads;	 /* completion-queue threads (2) */
-	unsigned max_connecting; /* connection attempts at once (32) */
-	uint64_t max_message;	 /* largest message accepted, bytes */
-};
-
 struct cfg {
 	char *path; /* the file this came from; NULL from cfg_default() */
+	const struct cfg_schema *schema; /* the sections it was loaded with */
 	struct cfg_listen *listen;
 	size_t n_listen;
 	unsigned http_threads;
@@ -232,37 +138,110 @@ struct cfg {
 	unsigned store_stale_intervals;
 	struct cfg_target *targets;
 	size_t n_targets;
-	struct cfg_nic nic;
 	struct cfg_rules rules;
 	struct cfg_topology topology;
-	struct cfg_gnmi_collector gnmi;
 	struct cfg_alert alert;
 	struct cfg_report report;
 	char *profiles_dir; /* where profile files are looked up */
+	/* The top-level sections of the schema's protocols, one per
+	 * section with an init or parse hook, in schema order. */
+	struct cfg_section *sections;
+	size_t n_sections;
 };
 
 /*
- * Loads and validates path. On success returns the config (free with
- * cfg_free); on failure returns NULL and writes one line "file:line:col:
- * key: message" (or "file: message" when there is no position) into err.
+ * A protocol's config hooks (a collector's, the rules'). The skeleton
+ * (listen, log, http, store, interval, targets' names ...) is parsed
+ * here; every other top-level key and every key of a target besides
+ * its name belongs to one of these, registered by the caller in a
+ * struct cfg_schema. Core never names a protocol: what a section holds
+ * is the protocol's own type, reached through its accessor.
+ *
+ * key is the section's name at the top level and in a target. Top
+ * level (a section with neither init nor parse has none): init sets
+ * the defaults, either in the skeleton's typed fields of c or in data
+ * it returns (NULL: none); parse reads the section when present, with
+ * x's path at it (n may be a null node); fini frees what init and parse
+ * made. A target's block (absent if parse_target is NULL): parse_target
+ * allocates *out, fills it and returns 0, or returns the error with
+ * what it made in *out (freed with free_target). The interval hooks
+ * give the shortest sample interval a section or block asks for (0:
+ * none of its own), for cfg_min_interval(). Hooks run on the loading
+ * thread, one load at a time per struct cfg.
  */
-struct cfg *cfg_load(const char *path, char *err, size_t errlen);
+struct cfg_section_ops {
+	const char *key;
+	void *(*init)(struct cfg *c);
+	int (*parse)(struct ytree_ctx *x, struct cfg *c, void *data,
+		     const struct ytree_node *n);
+	void (*fini)(struct cfg *c, void *data);
+	uint64_t (*interval)(const struct cfg *c, const void *data);
+	int (*parse_target)(struct ytree_ctx *x, const struct cfg *c,
+			    const struct ytree_node *n, void **out);
+	void (*free_target)(void *data);
+	uint64_t (*target_interval)(const void *data);
+};
+
+/* The sections a config may hold, in parse order (the daemon's table:
+ * fabmond_cfg_schema()). At most CFG_MAX_SECTIONS. */
+#define CFG_MAX_SECTIONS 16
+struct cfg_schema {
+	const struct cfg_section_ops *const *ops;
+	size_t n;
+};
+
+/*
+ * Loads and validates path with the sections of s. On success returns
+ * the config (free with cfg_free); on failure returns NULL and writes
+ * one line "file:line:col: key: message" (or "file: message" when there
+ * is no position) into err.
+ */
+struct cfg *cfg_load(const struct cfg_schema *s, const char *path, char *err,
+		     size_t errlen);
 /* The same from a buffer; name is used in messages and as cfg->path.
  * *_file keys are resolved relative to the current directory. */
-struct cfg *cfg_load_buffer(const char *name, const char *buf, size_t len,
-			    char *err, size_t errlen);
+struct cfg *cfg_load_buffer(const struct cfg_schema *s, const char *name,
+			    const char *buf, size_t len, char *err,
+			    size_t errlen);
 void cfg_free(struct cfg *c);
 
-/* A config with every default and no targets (used without -c). */
-struct cfg *cfg_default(void);
-
-/* A deep copy of g (secrets included); free with cfg_gnmi_free(). */
-struct cfg_gnmi *cfg_gnmi_dup(const struct cfg_gnmi *g);
-void cfg_gnmi_free(struct cfg_gnmi *g);
-/* True if a and b configure the same session (NULLs compare equal). */
-bool cfg_gnmi_equal(const struct cfg_gnmi *a, const struct cfg_gnmi *b);
+/* A config with every default of s and no targets (used without -c). */
+struct cfg *cfg_default(const struct cfg_schema *s);
 
 /* The target named name, or NULL. */
 const struct cfg_target *cfg_find_target(const struct cfg *c, const char *name);
+
+/* The data of c's top-level section key (NULL if it has none). Borrowed:
+ * it lives as long as c. */
+void *cfg_section(const struct cfg *c, const char *key);
+/* The data of t's block key, or NULL if t has none. Borrowed from t. */
+void *cfg_target_block(const struct cfg_target *t, const char *key);
+
+/* The shortest sample interval c asks for anywhere (the global one, the
+ * sections' and the targets' blocks', zeros left out). */
+uint64_t cfg_min_interval(const struct cfg *c);
+
+/*
+ * Helpers for the sections' parsers. CFG_INTERVAL_MIN/MAX bound every
+ * sample interval. cfg_opt_secret reads key i of f (inline) or key j (a
+ * file holding it), not both; *out untouched if neither. cfg_want_name
+ * checks a target or device name. cfg_split_hostport splits "host:port",
+ * "[v6]:port" or (any_host) ":port": 0, -EINVAL (shape) or -ERANGE (port
+ * out of [min_port, 65535]); host and port may be NULL. cfg_parse_port:
+ * 1..5 digits in [min, 65535]. cfg_has_space: a space or control byte.
+ * cfg_later: the later of present keys i and j in the file.
+ * cfg_free_secret zeroes and frees s (NULL is a no-op).
+ */
+#define CFG_INTERVAL_MIN (100 * UINT64_C(1000000))
+#define CFG_INTERVAL_MAX (3600 * UINT64_C(1000000000))
+int cfg_opt_secret(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
+		   size_t j, char **out);
+int cfg_want_name(struct ytree_ctx *x, const struct ytree_node *n);
+int cfg_split_hostport(const char *s, bool any_host, unsigned min_port,
+		       char **host, char **port);
+int cfg_parse_port(const char *s, unsigned min, unsigned *port);
+bool cfg_has_space(const char *s);
+size_t cfg_later(const struct ytree_fields *f, size_t i, size_t j);
+void cfg_free_secret(char *s);
 
 #endif

@@ -2,7 +2,9 @@
  * collector: the ops table every collector (gNMI, SNMP, NIC) provides,
  * and the environment fabmond hands it.
  *
- * fabmond keeps a const array of collectors (fabmond.c). At start each
+ * fabmond keeps a const array of collectors (fabmond.c) and loads the
+ * config with their parse hooks (cfg), so each protocol's section is
+ * validated with the rest before anything starts. At start each
  * one is given the whole validated config and takes what is its own (a
  * collector with nothing to do returns 0 and stays idle); on reload it
  * is given the new config and must converge to it (start new targets,
@@ -33,6 +35,9 @@ struct collector_env {
 
 struct collector_ops {
 	const char *name; /* also the log subsystem and health protocol */
+	/* Its config hooks (top-level section and/or target block, keyed
+	 * by name), or NULL; fabmond puts them in its cfg_schema. */
+	const struct cfg_section_ops *cfg;
 	/* Starts with cfg; *state is the collector's own. 0 or -errno. */
 	int (*start)(const struct collector_env *env, const struct cfg *cfg,
 		     void **state);

@@ -124,13 +124,10 @@ const char *ytree_kind_name(const struct ytree_node *n)
 	return "an empty value";
 }
 
-/* A range error's value: quoted or as is, as the caller's flags want. */
-static const char *range_value(const struct ytree_ctx *x,
-			       const struct ytree_node *n, char *buf,
+/* A range error's value: as is (it is a well-formed value). */
+static const char *range_value(const struct ytree_node *n, char *buf,
 			       size_t len)
 {
-	if (x->flags & YTREE_QUOTE_RANGE)
-		return ytree_quote(n, buf, len);
 	return ytree_shown(n, buf, len);
 }
 
@@ -202,15 +199,12 @@ bool ytree_is_null(const struct ytree_node *n)
 	return n->null;
 }
 
-static bool scalar_is_null(const struct ytree_ctx *x,
-			   const struct ytree_node *n)
+static bool scalar_is_null(const struct ytree_node *n)
 {
 	if (!n->plain)
 		return false;
 	if (n->len == 0 || strcmp(n->str, "~") == 0)
 		return true;
-	if (x->flags & YTREE_NULL_ANY_CASE)
-		return strcasecmp(n->str, "null") == 0;
 	return strcmp(n->str, "null") == 0 || strcmp(n->str, "Null") == 0 ||
 	       strcmp(n->str, "NULL") == 0;
 }
@@ -265,7 +259,7 @@ static int yaml_fail(struct ytree_ctx *x, const yaml_parser_t *p,
 	default:
 		line = (unsigned)p->problem_mark.line + 1;
 		col = (unsigned)p->problem_mark.column + 1;
-		if (p->context && !(x->flags & YTREE_NO_SYNTAX_CONTEXT))
+		if (p->context)
 			return ytree_fail_at(
 			    x, line, col, "%s (%s at %u:%u)", problem,
 			    p->context, (unsigned)p->context_mark.line + 1,
@@ -321,7 +315,7 @@ static int tree_event(struct ytree_ctx *x, const yaml_event_t *ev,
 		memcpy(n->str, ev->data.scalar.value, n->len);
 		n->str[n->len] = '\0';
 		n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-		n->null = scalar_is_null(x, n);
+		n->null = scalar_is_null(n);
 		break;
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
@@ -417,11 +411,8 @@ static size_t edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-static bool key_is(const struct ytree_ctx *x, const struct ytree_node *k,
-		   const char *key)
+static bool key_is(const struct ytree_node *k, const char *key)
 {
-	if (x->flags & YTREE_KEY_CSTR)
-		return strcmp(key, k->str) == 0;
 	return strlen(key) == k->len && memcmp(key, k->str, k->len) == 0;
 }
 
@@ -448,14 +439,10 @@ static int unknown_key(struct ytree_ctx *x, const struct ytree_node *k,
 	const char *best = NULL;
 	char q[YTREE_QUOTE_BUF];
 
-	/* A key holding a NUL gets no suggestion (unless keys are C
-	   strings here). */
-	if ((x->flags & YTREE_KEY_CSTR) || strlen(k->str) == k->len)
+	/* A key holding a NUL gets no suggestion. */
+	if (strlen(k->str) == k->len)
 		best = ytree_closest(k->str, keys, n);
-	if (x->flags & YTREE_KEY_NO_ELLIPSIS)
-		snprintf(q, sizeof q, "%.*s", YTREE_QUOTE_MAX, k->str);
-	else
-		ytree_shown(k, q, sizeof q);
+	ytree_shown(k, q, sizeof q);
 	ytree_path_key(x, q);
 	if (best)
 		return ytree_fail(x, k, "unknown key (did you mean \"%s\"?)",
@@ -484,7 +471,7 @@ int ytree_fields_get(struct ytree_ctx *x, const struct ytree_node *map,
 					  "keys must be plain strings, not %s",
 					  ytree_kind_name(k));
 		for (j = 0; j < n; j++)
-			if (key_is(x, k, keys[j]))
+			if (key_is(k, keys[j]))
 				break;
 		if (j == n)
 			return unknown_key(x, k, keys, n);
@@ -628,16 +615,16 @@ int ytree_uint(struct ytree_ctx *x, const struct ytree_node *n, uint64_t min,
 	if (rc)
 		return rc;
 	rc = ytree_parse_uint(n->str, &neg, &v);
-	if (rc == -EINVAL || (neg && (x->flags & YTREE_MINUS_NOT_NUMBER)))
+	if (rc == -EINVAL)
 		return ytree_fail(x, n, "expected a number, not %s",
 				  ytree_quote(n, q, sizeof q));
-	/* Whether "-0" reads as 0 is the caller's older choice. */
-	bad_sign = neg && (v || (x->flags & YTREE_MINUS_OUT_OF_RANGE));
+	/* "-0" reads as 0; any other negative number is out of range. */
+	bad_sign = neg && v;
 	if (rc || bad_sign || v < min || v > max)
 		return ytree_fail(x, n, "must be between %llu and %llu, not %s",
 				  (unsigned long long)min,
 				  (unsigned long long)max,
-				  range_value(x, n, q, sizeof q));
+				  range_value(n, q, sizeof q));
 	*out = v;
 	return 0;
 }
@@ -663,10 +650,10 @@ int ytree_duration(struct ytree_ctx *x, const struct ytree_node *n,
 		if (max == UINT64_MAX)
 			return ytree_fail(x, n, "must be %sat least %s, not %s",
 					  zero_ok ? "0 or " : "", a,
-					  range_value(x, n, q, sizeof q));
+					  range_value(n, q, sizeof q));
 		return ytree_fail(x, n, "must be %sbetween %s and %s, not %s",
 				  zero_ok ? "0 or " : "", a, b,
-				  range_value(x, n, q, sizeof q));
+				  range_value(n, q, sizeof q));
 	}
 	*out = v;
 	return 0;
@@ -688,7 +675,7 @@ int ytree_size(struct ytree_ctx *x, const struct ytree_node *n, uint64_t min,
 		return ytree_fail(
 		    x, n, "must be between %llu and %llu bytes, not %s",
 		    (unsigned long long)min, (unsigned long long)max,
-		    range_value(x, n, q, sizeof q));
+		    range_value(n, q, sizeof q));
 	*out = v;
 	return 0;
 }

@@ -14,8 +14,11 @@
  * one line "file:line:col: key.path: message" with control bytes
  * replaced. The typed getters check a node and write that error.
  *
- * A few ctx flags keep the exact messages of each loader where they grew
- * apart; new callers should leave them clear. Nothing is global: a ctx
+ * Every loader speaks the same error dialect: null is "", ~, null, Null
+ * or NULL; syntax errors carry libyaml's "(context at line:col)"; keys
+ * compare by their full length; long values and keys are cut with
+ * "..."; range errors show the value as written; "-3" for a count is out
+ * of range, "-0" is 0. Nothing is global: a ctx
  * and a tree belong to one load on one thread. Nodes are owned by their
  * parent and freed with the root by ytree_free().
  */
@@ -40,24 +43,6 @@ struct ytree_node {
 	size_t n, cap;
 };
 
-/* Flags of a ytree_ctx: each keeps one loader's older wording. */
-enum {
-	/* "NuLl" is null too, not only null, Null and NULL. */
-	YTREE_NULL_ANY_CASE = 1u << 0,
-	/* Syntax errors leave out libyaml's "(context at line:col)". */
-	YTREE_NO_SYNTAX_CONTEXT = 1u << 1,
-	/* Keys compare as C strings (up to a NUL byte). */
-	YTREE_KEY_CSTR = 1u << 2,
-	/* An unknown key longer than YTREE_QUOTE_MAX is cut without "...". */
-	YTREE_KEY_NO_ELLIPSIS = 1u << 3,
-	/* Range errors quote the value ("must be ..., not \"9\""). */
-	YTREE_QUOTE_RANGE = 1u << 4,
-	/* A minus sign makes a value not a number (else: out of range). */
-	YTREE_MINUS_NOT_NUMBER = 1u << 5,
-	/* Even "-0" is out of range (else it reads as 0). */
-	YTREE_MINUS_OUT_OF_RANGE = 1u << 6,
-};
-
 #define YTREE_PATH_MAX	512 /* bytes of a key path, with its NUL */
 #define YTREE_QUOTE_MAX 64  /* characters of a value shown in a message */
 #define YTREE_QUOTE_BUF (YTREE_QUOTE_MAX + 8)
@@ -67,14 +52,13 @@ enum {
 /*
  * One load: where the message goes and the key path of the node at hand.
  * Fill name (NULL: messages carry no file and no position), err/errlen
- * (may be NULL/0), flags, and path_size (0: YTREE_PATH_MAX; a smaller
+ * (may be NULL/0), and path_size (0: YTREE_PATH_MAX; a smaller
  * value cuts long paths sooner); zero the rest.
  */
 struct ytree_ctx {
 	const char *name;
 	char *err;
 	size_t errlen;
-	unsigned flags;
 	size_t path_size;
 	char path[YTREE_PATH_MAX];
 	size_t plen;

@@ -23,6 +23,8 @@
 #include "mem.h"
 #include "rules.h"
 #include "alert.h"
+#include "cfg_alert.h"
+#include "cfg_rules.h"
 #include "report.h"
 #include "nic_collector.h"
 #include "sdnotify.h"
@@ -51,6 +53,35 @@ static const struct collector_ops *const collectors[] = {
 };
 
 #define N_COLLECTORS (sizeof collectors / sizeof collectors[0])
+
+/* The config's sections: the collectors' hooks, then the rule engine's
+ * and the alert and report ones. Built once, read-only after. */
+static const struct cfg_section_ops *const other_sections[] = {
+	&cfg_rules_section,
+	&cfg_topology_section,
+	&cfg_alert_section,
+	&cfg_report_section,
+};
+#define N_OTHER (sizeof other_sections / sizeof other_sections[0])
+
+static const struct cfg_section_ops *schema_ops[N_COLLECTORS + N_OTHER];
+static struct cfg_schema schema = { .ops = schema_ops };
+static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
+
+static void build_schema(void)
+{
+	for (size_t i = 0; collectors[i]; i++)
+		if (collectors[i]->cfg)
+			schema_ops[schema.n++] = collectors[i]->cfg;
+	for (size_t i = 0; i < N_OTHER; i++)
+		schema_ops[schema.n++] = other_sections[i];
+}
+
+const struct cfg_schema *fabmond_cfg_schema(void)
+{
+	pthread_once(&schema_once, build_schema);
+	return &schema;
+}
 
 struct daemon {
 	struct cfg *cfg;
@@ -85,10 +116,11 @@ const char *fabmond_default_config(void)
 static struct cfg *load_config(const char *path, char *err, size_t errlen)
 {
 	if (path)
-		return cfg_load(path, err, errlen);
+		return cfg_load(fabmond_cfg_schema(), path, err, errlen);
 	if (access(fabmond_default_config(), F_OK) == 0)
-		return cfg_load(fabmond_default_config(), err, errlen);
-	return cfg_default();
+		return cfg_load(fabmond_cfg_schema(), fabmond_default_config(),
+				err, errlen);
+	return cfg_default(fabmond_cfg_schema());
 }
 
 int fabmond_check_config(const char *path)
@@ -133,19 +165,16 @@ static void register_targets(struct health *h, const struct cfg *c)
 {
 	for (size_t i = 0; i < c->n_targets; i++) {
 		const struct cfg_target *t = &c->targets[i];
-		const char *protos[2] = { t->gnmi ? "gnmi" : NULL,
-					  t->snmp ? "snmp" : NULL };
-		for (int p = 0; p < 2; p++) {
-			if (!protos[p])
-				continue;
+		for (size_t p = 0; p < t->n_blocks; p++) {
+			const char *proto = t->blocks[p].ops->key;
 			struct health_target *ht =
-			    health_target(h, t->name, protos[p]);
-			if (!collector_built(protos[p])) {
+			    health_target(h, t->name, proto);
+			if (!collector_built(proto)) {
 				char why[96];
 				snprintf(why, sizeof why,
 					 "the %s collector is not part of "
 					 "this build",
-					 protos[p]);
+					 proto);
 				health_target_set_up(ht, false, why);
 			}
 		}
@@ -335,10 +364,11 @@ static void reload(struct daemon *d, const struct fabmond_opts *o)
 				 ot->name, n);
 			continue;
 		}
-		if (ot->gnmi && !nt->gnmi)
-			health_remove(d->health, ot->name, "gnmi");
-		if (ot->snmp && !nt->snmp)
-			health_remove(d->health, ot->name, "snmp");
+		for (size_t p = 0; p < ot->n_blocks; p++) {
+			const char *proto = ot->blocks[p].ops->key;
+			if (!cfg_target_block(nt, proto))
+				health_remove(d->health, ot->name, proto);
+		}
 	}
 	register_targets(d->health, nc);
 

@@ -21,6 +21,13 @@ struct fabmond_opts {
 	int ready_fd; /* >= 0: write one byte there once serving */
 };
 
+struct cfg_schema;
+
+/* The sections fabmon.yaml may hold: every collector's config hooks of
+ * this build, then the rules', alert's and report's. Static; the first
+ * call builds it (any thread). Pass it to cfg_load(). */
+const struct cfg_schema *fabmond_cfg_schema(void);
+
 /* The config file used when -c is not given. */
 const char *fabmond_default_config(void);
 

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "cfg.h"
+#include "fabmond.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	char err[512];
-	struct cfg *c =
-	    cfg_load_buffer("fuzz.yaml", (const char *)d, n, err, sizeof err);
+	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "fuzz.yaml",
+					(const char *)d, n, err, sizeof err);
 
 	if (c ? err[0] != '\0' : err[0] == '\0' || strchr(err, '\n'))
 		abort();

@@ -10,6 +10,7 @@
 
 #include "cfg.h"
 #include "clock.h"
+#include "gnmi_cfg.h"
 #include "log.h"
 #include "path.h"
 #include "units.h"

@@ -272,11 +272,10 @@ static int gnmi_start(const struct collector_env *env, const struct cfg *cfg,
 	col->store = env->store;
 	col->health = env->health;
 	col->links = env->links;
-	col->n_threads = cfg->gnmi.threads ? cfg->gnmi.threads : 2;
-	col->max_connecting =
-	    cfg->gnmi.max_connecting ? cfg->gnmi.max_connecting : 32;
-	col->max_message =
-	    cfg->gnmi.max_message ? cfg->gnmi.max_message : (16u << 20);
+	const struct cfg_gnmi_collector *gc = gnmi_cfg_collector(cfg);
+	col->n_threads = gc->threads ? gc->threads : 2;
+	col->max_connecting = gc->max_connecting ? gc->max_connecting : 32;
+	col->max_message = gc->max_message ? gc->max_message : (16u << 20);
 	col->global_interval_ns = cfg->interval_ns;
 	col->profiles_dir =
 	    xstrdup(cfg->profiles_dir ? cfg->profiles_dir : FABMON_PROFILEDIR);
@@ -301,9 +300,9 @@ static int gnmi_start(const struct collector_env *env, const struct cfg *cfg,
 		}
 	}
 	for (size_t i = 0; i < cfg->n_targets; i++)
-		if (cfg->targets[i].gnmi)
+		if (gnmi_cfg_of(&cfg->targets[i]))
 			add_entry(col, cfg->targets[i].name,
-				  cfg->targets[i].gnmi);
+				  gnmi_cfg_of(&cfg->targets[i]));
 	if (col->n_entries)
 		log_info("gnmi", "collecting from %zu targets on %u threads",
 			 col->n_entries, col->n_threads);
@@ -323,33 +322,34 @@ static int gnmi_reload(void *state, const struct cfg *cfg)
 		col->profiles_dir = xstrdup(
 		    cfg->profiles_dir ? cfg->profiles_dir : FABMON_PROFILEDIR);
 	}
-	if (cfg->gnmi.threads != col->n_threads)
+	if (gnmi_cfg_collector(cfg)->threads != col->n_threads)
 		log_warn("gnmi", "gnmi.threads changed: it takes effect at the "
 				 "next restart");
-	col->max_connecting = cfg->gnmi.max_connecting;
+	col->max_connecting = gnmi_cfg_collector(cfg)->max_connecting;
 
 	for (size_t i = 0; i < col->n_entries;) {
 		struct entry *e = &col->entries[i];
 		const struct cfg_target *nt = cfg_find_target(cfg, e->name);
-		if (nt && nt->gnmi && !dir_changed && !e->failed &&
-		    cfg_gnmi_equal(nt->gnmi, e->cfg)) {
+		if (nt && gnmi_cfg_of(nt) && !dir_changed && !e->failed &&
+		    cfg_gnmi_equal(gnmi_cfg_of(nt), e->cfg)) {
 			i++;
 			continue;
 		}
 		log_info("gnmi", "%s: %s", e->name,
-			 nt && nt->gnmi ? "configuration changed, restarting"
-					: "removed");
+			 nt && gnmi_cfg_of(nt)
+			     ? "configuration changed, restarting"
+			     : "removed");
 		drop_entry(col, i);
 	}
 	for (size_t i = 0; i < cfg->n_targets; i++) {
 		const struct cfg_target *t = &cfg->targets[i];
-		if (!t->gnmi)
+		if (!gnmi_cfg_of(t))
 			continue;
 		bool have = false;
 		for (size_t j = 0; j < col->n_entries && !have; j++)
 			have = strcmp(col->entries[j].name, t->name) == 0;
 		if (!have)
-			add_entry(col, t->name, t->gnmi);
+			add_entry(col, t->name, gnmi_cfg_of(t));
 	}
 	return 0;
 }
@@ -379,6 +379,7 @@ static void gnmi_stop(void *state)
 
 const struct collector_ops gnmi_collector_ops = {
 	.name = "gnmi",
+	.cfg = &gnmi_cfg_section,
 	.start = gnmi_start,
 	.reload = gnmi_reload,
 	.stop = gnmi_stop,

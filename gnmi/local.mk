@@ -6,7 +6,9 @@ libfabmon_a_SOURCES += \
 	gnmi/value_num.c gnmi/value_text.c \
 	gnmi/decode.c gnmi/decode.h \
 	gnmi/wire.c gnmi/wire.h \
-	gnmi/profile.c gnmi/profile.h \
+	gnmi/gnmi_cfg.c gnmi/gnmi_cfg.h \
+	gnmi/profile.c gnmi/profile.h gnmi/profile_int.h \
+	gnmi/mapper.c \
 	gnmi/lldp.c gnmi/lldp.h \
 	gnmi/client.c gnmi/client.h gnmi/client_int.h \
 	gnmi/client_target.c gnmi/client_thread.c

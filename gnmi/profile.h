@@ -24,6 +24,7 @@
 
 #include "cfg.h"
 #include "gnmi.pb-c.h"
+#include "gnmi_cfg.h"
 #include "store.h"
 #include "wire.h"
 

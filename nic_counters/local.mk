@@ -7,6 +7,7 @@ libfabmon_a_SOURCES += \
 	nic_counters/nic_sysfs.c nic_counters/nic_sysfs.h \
 	nic_counters/nic_ethtool.c nic_counters/nic_ethtool.h \
 	nic_counters/nic_host.c nic_counters/nic_host.h \
+	nic_counters/nic_cfg.c nic_counters/nic_cfg.h \
 	nic_counters/nic_collector.c nic_counters/nic_collector.h
 libfabmon_a_CFLAGS += $(IBVERBS_CFLAGS)
 FABMON_LIBS += $(IBVERBS_LIBS)

@@ -16,6 +16,7 @@
 #include "health.h"
 #include "log.h"
 #include "mem.h"
+#include "nic_cfg.h"
 #include "nic_host.h"
 #include "store.h"
 #include "units.h"
@@ -62,24 +63,26 @@ static bool str_eq(const char *a, const char *b)
 static size_t wanted(const struct cfg *cfg, struct cfg_nic_host *one,
 		     const struct cfg_nic_host **out)
 {
-	if (!cfg->nic.enabled) {
+	const struct cfg_nic *nic = nic_cfg_of(cfg);
+	if (!nic->enabled) {
 		*out = NULL;
 		return 0;
 	}
-	if (cfg->nic.n_hosts) {
-		*out = cfg->nic.hosts;
-		return cfg->nic.n_hosts;
+	if (nic->n_hosts) {
+		*out = nic->hosts;
+		return nic->n_hosts;
 	}
-	one->device = cfg->nic.device;
-	one->sysfs_root = cfg->nic.sysfs_root;
-	one->ethtool_dir = cfg->nic.ethtool_dir;
+	one->device = nic->device;
+	one->sysfs_root = nic->sysfs_root;
+	one->ethtool_dir = nic->ethtool_dir;
 	*out = one;
 	return 1;
 }
 
 static uint64_t interval_of(const struct cfg *cfg)
 {
-	return cfg->nic.interval_ns ? cfg->nic.interval_ns : cfg->interval_ns;
+	const struct cfg_nic *nic = nic_cfg_of(cfg);
+	return nic->interval_ns ? nic->interval_ns : cfg->interval_ns;
 }
 
 static void add_entry(struct nic_col *col, const struct cfg_nic_host *c)
@@ -270,6 +273,7 @@ static void nic_stop(void *state)
 
 const struct collector_ops nic_collector_ops = {
 	.name = "nic",
+	.cfg = &nic_cfg_section,
 	.start = nic_start,
 	.reload = nic_reload,
 	.stop = nic_stop,

@@ -213,3 +213,46 @@ int cfg_parse_report(struct ytree_ctx *x, struct cfg *c,
 				      "buckets");
 	return 0;
 }
+
+/*
+ * The hooks that hand these sections to cfg_load(). The defaults of
+ * both go in with the alertmanager: section's init.
+ */
+
+static void *alert_init(struct cfg *c)
+{
+	cfg_alert_defaults(c);
+	return NULL;
+}
+
+static int alert_parse(struct ytree_ctx *x, struct cfg *c, void *data,
+		       const struct ytree_node *n)
+{
+	(void)data;
+	return cfg_parse_alertmanager(x, c, n);
+}
+
+static void alert_fini(struct cfg *c, void *data)
+{
+	(void)data;
+	cfg_alert_free(&c->alert);
+}
+
+static int report_parse(struct ytree_ctx *x, struct cfg *c, void *data,
+			const struct ytree_node *n)
+{
+	(void)data;
+	return cfg_parse_report(x, c, n);
+}
+
+const struct cfg_section_ops cfg_alert_section = {
+	.key = "alertmanager",
+	.init = alert_init,
+	.parse = alert_parse,
+	.fini = alert_fini,
+};
+
+const struct cfg_section_ops cfg_report_section = {
+	.key = "report",
+	.parse = report_parse,
+};

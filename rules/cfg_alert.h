@@ -19,4 +19,9 @@ int cfg_parse_report(struct ytree_ctx *x, struct cfg *c,
 /* Frees what the alertmanager settings hold and zeroes them. */
 void cfg_alert_free(struct cfg_alert *a);
 
+/* The alertmanager: and report: hooks for a struct cfg_schema; they
+ * fill c->alert and c->report. */
+extern const struct cfg_section_ops cfg_alert_section;
+extern const struct cfg_section_ops cfg_report_section;
+
 #endif

@@ -459,3 +459,46 @@ void cfg_topology_free(struct cfg_topology *t)
 	t->rails = NULL;
 	t->n_links = t->n_rails = 0;
 }
+
+/*
+ * The hooks that hand these sections to cfg_load(). The defaults of
+ * both go in with the rules: section's init.
+ */
+
+static void *rules_init(struct cfg *c)
+{
+	cfg_rules_defaults(c);
+	return NULL;
+}
+
+static int rules_parse(struct ytree_ctx *x, struct cfg *c, void *data,
+		       const struct ytree_node *n)
+{
+	(void)data;
+	return cfg_parse_rules(x, c, n);
+}
+
+static int topology_parse(struct ytree_ctx *x, struct cfg *c, void *data,
+			  const struct ytree_node *n)
+{
+	(void)data;
+	return cfg_parse_topology(x, c, n);
+}
+
+static void topology_fini(struct cfg *c, void *data)
+{
+	(void)data;
+	cfg_topology_free(&c->topology);
+}
+
+const struct cfg_section_ops cfg_rules_section = {
+	.key = "rules",
+	.init = rules_init,
+	.parse = rules_parse,
+};
+
+const struct cfg_section_ops cfg_topology_section = {
+	.key = "topology",
+	.parse = topology_parse,
+	.fini = topology_fini,
+};

@@ -19,4 +19,9 @@ int cfg_parse_topology(struct ytree_ctx *x, struct cfg *c,
 /* Frees what the topology holds and zeroes it. */
 void cfg_topology_free(struct cfg_topology *t);
 
+/* The rules: and topology: hooks for a struct cfg_schema; they fill
+ * c->rules and c->topology. */
+extern const struct cfg_section_ops cfg_rules_section;
+extern const struct cfg_section_ops cfg_topology_section;
+
 #endif

@@ -129,34 +129,11 @@ static int64_t real_default(void *ctx)
 	return (int64_t)t.tv_sec * NS_PER_S + t.tv_nsec;
 }
 
-static uint64_t min_nz(uint64_t a, uint64_t b)
-{
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	return a < b ? a : b;
-}
-
 uint64_t rules_tick_for(const struct cfg *c)
 {
 	uint64_t t = c->rules.tick_ns;
-	if (!t) {
-		t = c->interval_ns;
-		for (size_t i = 0; i < c->n_targets; i++) {
-			const struct cfg_target *tg = &c->targets[i];
-			if (tg->gnmi) {
-				t = min_nz(t, tg->gnmi->interval_ns);
-				for (size_t k = 0; k < tg->gnmi->n_subs; k++)
-					t = min_nz(t, tg->gnmi->subs[k]
-							  .sample_interval_ns);
-			}
-			if (tg->snmp)
-				t = min_nz(t, tg->snmp->interval_ns);
-		}
-		if (c->nic.enabled)
-			t = min_nz(t, c->nic.interval_ns);
-	}
+	if (!t)
+		t = cfg_min_interval(c);
 	if (t < 100000000)
 		t = 100000000;
 	return t;

@@ -672,7 +672,6 @@ struct sim_topo *sim_topo_load_buffer(const char *name, const char *buf,
 	struct ytree_ctx x = { .name = name,
 			       .err = err,
 			       .errlen = errlen,
-			       .flags = TOPO_YTREE_FLAGS,
 			       .path_size = TOPO_PATH_SIZE };
 	struct ytree_node *root = NULL;
 	struct sim_topo *t = NULL;
@@ -701,7 +700,6 @@ struct sim_topo *sim_topo_load(const char *path, char *err, size_t errlen)
 	struct ytree_ctx x = { .name = path,
 			       .err = err,
 			       .errlen = errlen,
-			       .flags = TOPO_YTREE_FLAGS,
 			       .path_size = TOPO_PATH_SIZE };
 	struct sim_topo *t = NULL;
 	char *buf;

@@ -128,7 +128,6 @@ struct sim_topo *sim_topo_generate(const struct sim_topo_gen *g, char *err,
 	struct ytree_ctx x = { .name = NULL,
 			       .err = err,
 			       .errlen = errlen,
-			       .flags = TOPO_YTREE_FLAGS,
 			       .path_size = TOPO_PATH_SIZE };
 	struct sim_topo *t;
 	struct spec s;

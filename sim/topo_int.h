@@ -25,9 +25,7 @@
 #define NONE	    SIZE_MAX
 #define ARENA_CHUNK 65536
 
-/* Range errors quote the value, and "-1" is out of range. */
-#define TOPO_YTREE_FLAGS (YTREE_QUOTE_RANGE | YTREE_MINUS_OUT_OF_RANGE)
-#define TOPO_PATH_SIZE	 256
+#define TOPO_PATH_SIZE 256
 
 #define TOPO_N_SPEEDS 4
 

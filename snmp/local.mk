@@ -2,6 +2,7 @@
 AM_CPPFLAGS += -I$(top_srcdir)/snmp
 libfabmon_a_SOURCES += \
 	snmp/snmp_varbind.c snmp/snmp_varbind.h \
+	snmp/snmp_cfg.c snmp/snmp_cfg.h \
 	snmp/snmp_profile.c snmp/snmp_profile.h \
 	snmp/snmp_keys.c snmp/snmp_keys.h \
 	snmp/snmp_poller.c snmp/snmp_poller.h snmp/snmp_int.h \

@@ -21,6 +21,7 @@
 #include "health.h"
 #include "links.h"
 #include "log.h"
+#include "snmp_cfg.h"
 #include "snmp_keys.h"
 #include "snmp_profile.h"
 #include "store.h"

@@ -19,6 +19,7 @@
 #define FABMON_SNMP_KEYS_H
 
 #include "cfg.h"
+#include "snmp_cfg.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -567,7 +567,7 @@ static void apply_config(struct poller *p, const struct cfg *cfg)
 	 * gNMI; targets point into the set, so a new set restarts them. */
 	bool any = false;
 	for (size_t i = 0; i < cfg->n_targets && !any; i++)
-		any = cfg->targets[i].snmp != NULL;
+		any = snmp_cfg_of(&cfg->targets[i]) != NULL;
 	/* Without SNMP targets there is nothing to read profiles for
 	 * (and the directory need not exist). */
 	if (any && (!p->profiles_dir || strcmp(dir, p->profiles_dir) != 0)) {
@@ -589,13 +589,14 @@ static void apply_config(struct poller *p, const struct cfg *cfg)
 		const struct cfg_target *nt = cfg_find_target(cfg, t->name);
 		/* A target that failed for good (its profile) is retried
 		 * on every reload: the file may have been fixed. */
-		if (nt && nt->snmp && !t->failed_for_good &&
-		    snmp_cfg_equal(nt->snmp, t->cfg))
+		if (nt && snmp_cfg_of(nt) && !t->failed_for_good &&
+		    snmp_cfg_equal(snmp_cfg_of(nt), t->cfg))
 			continue;
 		log_info("snmp", "%s: %s", t->name,
-			 nt && nt->snmp ? "configuration changed, restarting"
-					: "removed");
-		if (!nt || !nt->snmp)
+			 nt && snmp_cfg_of(nt)
+			     ? "configuration changed, restarting"
+			     : "removed");
+		if (!nt || !snmp_cfg_of(nt))
 			store_withdraw_owner(p->store, t->owner);
 		target_free(t);
 		p->t[i] = NULL;
@@ -603,14 +604,15 @@ static void apply_config(struct poller *p, const struct cfg *cfg)
 	size_t n = 0;
 	for (size_t i = 0; i < cfg->n_targets; i++) {
 		const struct cfg_target *ct = &cfg->targets[i];
-		if (!ct->snmp)
+		if (!snmp_cfg_of(ct))
 			continue;
 		n++;
 		bool have = false;
 		for (size_t j = 0; j < p->nt && !have; j++)
 			have = p->t[j] && strcmp(p->t[j]->name, ct->name) == 0;
 		if (!have)
-			add_target(p, ct->name, ct->snmp, ct->gnmi != NULL);
+			add_target(p, ct->name, snmp_cfg_of(ct),
+				   cfg_target_block(ct, "gnmi") != NULL);
 	}
 	if (n)
 		log_info("snmp", "polling %zu targets from one thread", n);
@@ -850,6 +852,7 @@ void snmp_poller_get_stats(void *state, struct snmp_poller_stats *out)
 
 const struct collector_ops snmp_collector_ops = {
 	.name = "snmp",
+	.cfg = &snmp_cfg_section,
 	.start = snmp_start,
 	.reload = snmp_reload,
 	.stop = snmp_stop,

@@ -10,7 +10,11 @@
 #include "config.h"
 
 #include "cfg.h"
+#include "fabmond.h"
+#include "gnmi_cfg.h"
 #include "log.h"
+#include "nic_cfg.h"
+#include "snmp_cfg.h"
 #include "units.h"
 
 #include <check.h>
@@ -28,7 +32,8 @@ static char err[1024];
 
 static struct cfg *load(const char *yaml)
 {
-	return cfg_load_buffer("t.yaml", yaml, strlen(yaml), err, sizeof err);
+	return cfg_load_buffer(fabmond_cfg_schema(), "t.yaml", yaml,
+			       strlen(yaml), err, sizeof err);
 }
 
 /* yaml must fail with exactly msg, on one line. */
@@ -63,7 +68,8 @@ static void make_temp(char *path, size_t len, const char *content,
 START_TEST(test_full_file_sets_every_value)
 {
 	struct cfg *c =
-	    cfg_load(srcpath("tests/data/cfg/full.yaml"), err, sizeof err);
+	    cfg_load(fabmond_cfg_schema(), srcpath("tests/data/cfg/full.yaml"),
+		     err, sizeof err);
 	ck_assert_msg(c != NULL, "%s", err);
 	ck_assert_str_eq(err, "");
 	ck_assert_str_eq(c->path, srcpath("tests/data/cfg/full.yaml"));
@@ -89,8 +95,8 @@ START_TEST(test_full_file_sets_every_value)
 	ck_assert_uint_eq(c->n_targets, 3);
 	const struct cfg_target *t = &c->targets[0];
 	ck_assert_str_eq(t->name, "leaf1");
-	ck_assert_ptr_null(t->snmp);
-	const struct cfg_gnmi *g = t->gnmi;
+	ck_assert_ptr_null(snmp_cfg_of(t));
+	const struct cfg_gnmi *g = gnmi_cfg_of(t);
 	ck_assert_ptr_nonnull(g);
 	ck_assert_str_eq(g->address, "192.0.2.1:8080");
 	ck_assert(!g->insecure);
@@ -129,8 +135,8 @@ START_TEST(test_full_file_sets_every_value)
 
 	t = &c->targets[1];
 	ck_assert_str_eq(t->name, "spine1");
-	ck_assert_ptr_null(t->gnmi);
-	const struct cfg_snmp *s = t->snmp;
+	ck_assert_ptr_null(gnmi_cfg_of(t));
+	const struct cfg_snmp *s = snmp_cfg_of(t);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(s->address, "udp:192.0.2.11:1161");
 	ck_assert_int_eq(s->version, 3);
@@ -148,21 +154,21 @@ START_TEST(test_full_file_sets_every_value)
 
 	t = &c->targets[2];
 	ck_assert_str_eq(t->name, "leaf2");
-	ck_assert_str_eq(t->gnmi->address, "unix:/run/gnmi.sock");
-	ck_assert(t->gnmi->insecure);
-	ck_assert_int_eq(t->gnmi->mode, CFG_GNMI_ONCE);
-	ck_assert_uint_eq(t->gnmi->poll_interval_ns, 0);
-	ck_assert_int_eq(t->gnmi->encoding, CFG_GNMI_ENC_PROTO);
-	ck_assert_uint_eq(t->gnmi->n_subs, 0);
-	ck_assert_str_eq(t->snmp->address, "[2001:db8::2]:161");
-	ck_assert_int_eq(t->snmp->version, 2);
-	ck_assert_str_eq(t->snmp->community, "private");
+	ck_assert_str_eq(gnmi_cfg_of(t)->address, "unix:/run/gnmi.sock");
+	ck_assert(gnmi_cfg_of(t)->insecure);
+	ck_assert_int_eq(gnmi_cfg_of(t)->mode, CFG_GNMI_ONCE);
+	ck_assert_uint_eq(gnmi_cfg_of(t)->poll_interval_ns, 0);
+	ck_assert_int_eq(gnmi_cfg_of(t)->encoding, CFG_GNMI_ENC_PROTO);
+	ck_assert_uint_eq(gnmi_cfg_of(t)->n_subs, 0);
+	ck_assert_str_eq(snmp_cfg_of(t)->address, "[2001:db8::2]:161");
+	ck_assert_int_eq(snmp_cfg_of(t)->version, 2);
+	ck_assert_str_eq(snmp_cfg_of(t)->community, "private");
 
-	ck_assert(c->nic.enabled);
-	ck_assert_str_eq(c->nic.device, "host-01");
-	ck_assert_str_eq(c->nic.sysfs_root, "/tmp/sys");
-	ck_assert_str_eq(c->nic.ethtool_dir, "/tmp/ethtool");
-	ck_assert_uint_eq(c->nic.interval_ns, 200 * MS);
+	ck_assert(nic_cfg_of(c)->enabled);
+	ck_assert_str_eq(nic_cfg_of(c)->device, "host-01");
+	ck_assert_str_eq(nic_cfg_of(c)->sysfs_root, "/tmp/sys");
+	ck_assert_str_eq(nic_cfg_of(c)->ethtool_dir, "/tmp/ethtool");
+	ck_assert_uint_eq(nic_cfg_of(c)->interval_ns, 200 * MS);
 	ck_assert_uint_eq(c->rules.tick_ns, 250 * MS);
 	cfg_free(c);
 }
@@ -182,18 +188,18 @@ static void check_defaults(const struct cfg *c)
 	ck_assert_uint_eq(c->store_stale_intervals, 5);
 	ck_assert_uint_eq(c->http_threads, 2);
 	ck_assert_uint_eq(c->http_max_connections, 256);
-	ck_assert(!c->nic.enabled);
+	ck_assert(!nic_cfg_of(c)->enabled);
 	ck_assert_int_eq(gethostname(host, sizeof host - 1), 0);
-	ck_assert_str_eq(c->nic.device, host);
-	ck_assert_str_eq(c->nic.sysfs_root, "/sys");
-	ck_assert_ptr_null(c->nic.ethtool_dir);
-	ck_assert_uint_eq(c->nic.interval_ns, 0);
+	ck_assert_str_eq(nic_cfg_of(c)->device, host);
+	ck_assert_str_eq(nic_cfg_of(c)->sysfs_root, "/sys");
+	ck_assert_ptr_null(nic_cfg_of(c)->ethtool_dir);
+	ck_assert_uint_eq(nic_cfg_of(c)->interval_ns, 0);
 	ck_assert_uint_eq(c->rules.tick_ns, 0);
 }
 
 START_TEST(test_default_config_has_documented_defaults)
 {
-	struct cfg *c = cfg_default();
+	struct cfg *c = cfg_default(fabmond_cfg_schema());
 	check_defaults(c);
 	ck_assert_ptr_null(c->path);
 	ck_assert_uint_eq(c->n_targets, 0);
@@ -206,12 +212,13 @@ END_TEST
 START_TEST(test_minimal_file_takes_defaults)
 {
 	struct cfg *c =
-	    cfg_load(srcpath("tests/data/cfg/minimal.yaml"), err, sizeof err);
+	    cfg_load(fabmond_cfg_schema(),
+		     srcpath("tests/data/cfg/minimal.yaml"), err, sizeof err);
 	ck_assert_msg(c != NULL, "%s", err);
 	check_defaults(c);
 	ck_assert_uint_eq(c->n_targets, 1);
-	const struct cfg_snmp *s = c->targets[0].snmp;
-	ck_assert_ptr_null(c->targets[0].gnmi);
+	const struct cfg_snmp *s = snmp_cfg_of(&c->targets[0]);
+	ck_assert_ptr_null(gnmi_cfg_of(&c->targets[0]));
 	ck_assert_str_eq(s->address, "192.0.2.1");
 	ck_assert_int_eq(s->version, 2);
 	ck_assert_str_eq(s->community, "public");
@@ -247,7 +254,7 @@ START_TEST(test_gnmi_defaults_follow_global_interval)
 			     "      mode: poll\n"
 			     "      subscriptions: [{path: /x}]\n");
 	ck_assert_msg(c != NULL, "%s", err);
-	const struct cfg_gnmi *g = c->targets[0].gnmi;
+	const struct cfg_gnmi *g = gnmi_cfg_of(&c->targets[0]);
 	ck_assert(!g->insecure);
 	ck_assert(!g->skip_verify);
 	ck_assert_ptr_null(g->ca);
@@ -260,11 +267,11 @@ START_TEST(test_gnmi_defaults_follow_global_interval)
 	ck_assert(!g->updates_only);
 	ck_assert_int_eq(g->subs[0].mode, CFG_SUB_SAMPLE);
 	ck_assert_uint_eq(g->subs[0].sample_interval_ns, 2 * S);
-	ck_assert_int_eq(c->targets[1].gnmi->mode, CFG_GNMI_POLL);
-	ck_assert_uint_eq(c->targets[1].gnmi->poll_interval_ns, 2 * S);
-	ck_assert_uint_eq(c->targets[1].gnmi->interval_ns, 0);
+	ck_assert_int_eq(gnmi_cfg_of(&c->targets[1])->mode, CFG_GNMI_POLL);
+	ck_assert_uint_eq(gnmi_cfg_of(&c->targets[1])->poll_interval_ns, 2 * S);
+	ck_assert_uint_eq(gnmi_cfg_of(&c->targets[1])->interval_ns, 0);
 	/* A target's own interval comes before the global one. */
-	g = c->targets[2].gnmi;
+	g = gnmi_cfg_of(&c->targets[2]);
 	ck_assert_uint_eq(g->interval_ns, 3 * S);
 	ck_assert_uint_eq(g->poll_interval_ns, 3 * S);
 	ck_assert_uint_eq(g->subs[0].sample_interval_ns, 3 * S);
@@ -274,14 +281,15 @@ END_TEST
 
 START_TEST(test_example_config_loads)
 {
-	struct cfg *c = cfg_load(srcpath("etc/fabmon.yaml"), err, sizeof err);
+	struct cfg *c = cfg_load(fabmond_cfg_schema(),
+				 srcpath("etc/fabmon.yaml"), err, sizeof err);
 	ck_assert_msg(c != NULL, "%s", err);
 	ck_assert_uint_ge(c->n_targets, 2);
 	ck_assert_ptr_nonnull(cfg_find_target(c, "leaf01"));
-	ck_assert_ptr_nonnull(cfg_find_target(c, "leaf01")->gnmi);
+	ck_assert_ptr_nonnull(gnmi_cfg_of(cfg_find_target(c, "leaf01")));
 	ck_assert_ptr_nonnull(cfg_find_target(c, "spine01"));
-	ck_assert_ptr_nonnull(cfg_find_target(c, "spine01")->snmp);
-	ck_assert(!c->nic.enabled);
+	ck_assert_ptr_nonnull(snmp_cfg_of(cfg_find_target(c, "spine01")));
+	ck_assert(!nic_cfg_of(c)->enabled);
 	cfg_free(c);
 }
 END_TEST
@@ -290,18 +298,18 @@ START_TEST(test_gnmi_collector_section_and_profiles_dir)
 {
 	struct cfg *c = load("interval: 1s\n");
 	ck_assert_msg(c != NULL, "%s", err);
-	ck_assert_uint_eq(c->gnmi.threads, 2);
-	ck_assert_uint_eq(c->gnmi.max_connecting, 32);
-	ck_assert_uint_eq(c->gnmi.max_message, 16u << 20);
+	ck_assert_uint_eq(gnmi_cfg_collector(c)->threads, 2);
+	ck_assert_uint_eq(gnmi_cfg_collector(c)->max_connecting, 32);
+	ck_assert_uint_eq(gnmi_cfg_collector(c)->max_message, 16u << 20);
 	ck_assert_str_eq(c->profiles_dir, FABMON_PROFILEDIR);
 	cfg_free(c);
 	c = load("gnmi: {threads: 4, max_connecting: 8, "
 		 "max_message_size: 64MiB}\n"
 		 "profiles_dir: /opt/fabmon/profiles\n");
 	ck_assert_msg(c != NULL, "%s", err);
-	ck_assert_uint_eq(c->gnmi.threads, 4);
-	ck_assert_uint_eq(c->gnmi.max_connecting, 8);
-	ck_assert_uint_eq(c->gnmi.max_message, 64u << 20);
+	ck_assert_uint_eq(gnmi_cfg_collector(c)->threads, 4);
+	ck_assert_uint_eq(gnmi_cfg_collector(c)->max_connecting, 8);
+	ck_assert_uint_eq(gnmi_cfg_collector(c)->max_message, 64u << 20);
 	ck_assert_str_eq(c->profiles_dir, "/opt/fabmon/profiles");
 	cfg_free(c);
 }
@@ -325,15 +333,15 @@ START_TEST(test_gnmi_block_copies_compare_equal)
 			     "      subscriptions:\n"
 			     "        - {path: /a/b, sample_interval: 2s}\n");
 	ck_assert_msg(c != NULL, "%s", err);
-	struct cfg_gnmi *d = cfg_gnmi_dup(c->targets[0].gnmi);
-	ck_assert_ptr_ne(d, c->targets[0].gnmi);
-	ck_assert_ptr_ne(d->subs, c->targets[0].gnmi->subs);
+	struct cfg_gnmi *d = cfg_gnmi_dup(gnmi_cfg_of(&c->targets[0]));
+	ck_assert_ptr_ne(d, gnmi_cfg_of(&c->targets[0]));
+	ck_assert_ptr_ne(d->subs, gnmi_cfg_of(&c->targets[0])->subs);
 	ck_assert_str_eq(d->subs[0].path, "/a/b");
-	ck_assert(cfg_gnmi_equal(d, c->targets[0].gnmi));
+	ck_assert(cfg_gnmi_equal(d, gnmi_cfg_of(&c->targets[0])));
 	/* Only the password differs: a new session is needed. */
-	ck_assert(!cfg_gnmi_equal(d, c->targets[1].gnmi));
+	ck_assert(!cfg_gnmi_equal(d, gnmi_cfg_of(&c->targets[1])));
 	d->subs[0].sample_interval_ns++;
-	ck_assert(!cfg_gnmi_equal(d, c->targets[0].gnmi));
+	ck_assert(!cfg_gnmi_equal(d, gnmi_cfg_of(&c->targets[0])));
 	ck_assert(cfg_gnmi_equal(NULL, NULL));
 	ck_assert(!cfg_gnmi_equal(d, NULL));
 	cfg_gnmi_free(d);
@@ -386,11 +394,11 @@ START_TEST(test_accepted_spellings)
 		 "rules: {tick: 0s}\n"
 		 "log: {level: warn}\n");
 	ck_assert_msg(c != NULL, "%s", err);
-	ck_assert(c->nic.enabled);
-	ck_assert_int_eq(c->targets[0].snmp->version, 2);
-	ck_assert_str_eq(c->targets[1].snmp->community, "c");
-	ck_assert_int_eq(c->targets[2].snmp->version, 3);
-	ck_assert_int_eq(c->targets[2].snmp->auth, CFG_SNMP_AUTH_NONE);
+	ck_assert(nic_cfg_of(c)->enabled);
+	ck_assert_int_eq(snmp_cfg_of(&c->targets[0])->version, 2);
+	ck_assert_str_eq(snmp_cfg_of(&c->targets[1])->community, "c");
+	ck_assert_int_eq(snmp_cfg_of(&c->targets[2])->version, 3);
+	ck_assert_int_eq(snmp_cfg_of(&c->targets[2])->auth, CFG_SNMP_AUTH_NONE);
 	ck_assert_uint_eq(c->lossless_mask, 0);
 	ck_assert_uint_eq(c->rules.tick_ns, 0);
 	ck_assert_int_eq(c->log_level, LOG_LVL_WARN);
@@ -517,6 +525,22 @@ static const struct {
 	  "      subscriptions:\n        - origin: x\n",
 	  "t.yaml:6:11: targets[0].gnmi.subscriptions[0]: missing required "
 	  "key \"path\"" },
+	/* subscription paths are parsed as gNMI paths (issue #14: this
+	 * one used to pass --check-config and fail at run time) */
+	{ "targets:\n  - name: a\n    gnmi:\n      address: h:1\n"
+	  "      subscriptions:\n"
+	  "        - path: /interfaces/interface[name=*/state\n",
+	  "t.yaml:6:38: targets[0].gnmi.subscriptions[0].path: column 22: "
+	  "unterminated key" },
+	{ "targets:\n  - name: a\n    gnmi:\n      address: h:1\n"
+	  "      subscriptions:\n"
+	  "        - path: '/interfaces/interface[name=*/state'\n",
+	  "t.yaml:6:17: targets[0].gnmi.subscriptions[0].path: column 22: "
+	  "unterminated key" },
+	{ "targets:\n  - name: a\n    gnmi:\n      address: h:1\n"
+	  "      subscriptions: [{path: interfaces}]\n",
+	  "t.yaml:5:30: targets[0].gnmi.subscriptions[0].path: must start "
+	  "with '/'" },
 	{ "listen: []\n", "t.yaml:1:9: listen: needs at least one address" },
 	/* addresses */
 	{ "listen: ['::1:9465']\n",
@@ -647,8 +671,9 @@ START_TEST(test_message_has_documented_form)
 				   "      username: admin\n"
 				   "      mode: stream\n"
 				   "      interval: 5x\n";
-	ck_assert_ptr_null(cfg_load_buffer("fabmon.yaml", yaml, sizeof yaml - 1,
-					   err, sizeof err));
+	ck_assert_ptr_null(cfg_load_buffer(fabmond_cfg_schema(), "fabmon.yaml",
+					   yaml, sizeof yaml - 1, err,
+					   sizeof err));
 	ck_assert_str_eq(err, "fabmon.yaml:14:17: targets[2].gnmi.interval: "
 			      "\"5x\" is not a duration");
 }
@@ -656,8 +681,8 @@ END_TEST
 
 START_TEST(test_file_not_found_names_file)
 {
-	ck_assert_ptr_null(
-	    cfg_load("/nonexistent/fabmon.yaml", err, sizeof err));
+	ck_assert_ptr_null(cfg_load(
+	    fabmond_cfg_schema(), "/nonexistent/fabmon.yaml", err, sizeof err));
 	ck_assert_str_eq(err, "/nonexistent/fabmon.yaml: cannot open: No such "
 			      "file or directory");
 }
@@ -675,7 +700,7 @@ START_TEST(test_file_too_large_is_refused)
 	buf[strlen(head)] = '#';
 	buf[n - 1] = '\n';
 	make_temp(path, sizeof path, buf, n);
-	struct cfg *c = cfg_load(path, err, sizeof err);
+	struct cfg *c = cfg_load(fabmond_cfg_schema(), path, err, sizeof err);
 	ck_assert_msg(c != NULL, "%s", err);
 	ck_assert_uint_eq(c->interval_ns, 2 * S);
 	cfg_free(c);
@@ -683,15 +708,16 @@ START_TEST(test_file_too_large_is_refused)
 
 	buf[n] = '\n';
 	make_temp(path, sizeof path, buf, n + 1);
-	ck_assert_ptr_null(cfg_load(path, err, sizeof err));
+	ck_assert_ptr_null(
+	    cfg_load(fabmond_cfg_schema(), path, err, sizeof err));
 	char want[4200];
 	snprintf(want, sizeof want, "%s: file is larger than %zu bytes", path,
 		 (size_t)CFG_MAX_FILE_BYTES);
 	ck_assert_str_eq(err, want);
 	unlink(path);
 
-	ck_assert_ptr_null(
-	    cfg_load_buffer("big.yaml", buf, n + 1, err, sizeof err));
+	ck_assert_ptr_null(cfg_load_buffer(fabmond_cfg_schema(), "big.yaml",
+					   buf, n + 1, err, sizeof err));
 	snprintf(want, sizeof want, "big.yaml: file is larger than %zu bytes",
 		 (size_t)CFG_MAX_FILE_BYTES);
 	ck_assert_str_eq(err, want);
@@ -726,15 +752,16 @@ START_TEST(test_nesting_too_deep_is_refused)
 	size_t n = CFG_MAX_FILE_BYTES;
 	char *deep = malloc(n);
 	memset(deep, '[', n);
-	ck_assert_ptr_null(cfg_load_buffer("t.yaml", deep, n, err, sizeof err));
+	ck_assert_ptr_null(cfg_load_buffer(fabmond_cfg_schema(), "t.yaml", deep,
+					   n, err, sizeof err));
 	ck_assert_str_eq(err, "t.yaml:1:33: nested deeper than 32 levels");
 	/* Block nesting counts the same way. */
 	int len = 0;
 	for (depth = 0; depth < 40 && len < (int)n - 64; depth++)
 		len += snprintf(deep + len, n - (size_t)len, "%*sk:\n",
 				2 * depth, "");
-	ck_assert_ptr_null(
-	    cfg_load_buffer("t.yaml", deep, (size_t)len, err, sizeof err));
+	ck_assert_ptr_null(cfg_load_buffer(fabmond_cfg_schema(), "t.yaml", deep,
+					   (size_t)len, err, sizeof err));
 	ck_assert_str_eq(err, "t.yaml:33:65: nested deeper than 32 levels");
 	free(deep);
 }
@@ -764,13 +791,16 @@ START_TEST(test_secret_files_are_read_and_trimmed)
 		 pw, comm, auth, priv);
 	struct cfg *c = load(yaml);
 	ck_assert_msg(c != NULL, "%s", err);
-	ck_assert_str_eq(c->targets[0].gnmi->password, "gnmi-pass");
-	ck_assert_str_eq(c->targets[0].snmp->community, "community-1");
-	ck_assert_str_eq(c->targets[1].snmp->auth_key, "auth-secret");
-	ck_assert_int_eq(c->targets[1].snmp->auth, CFG_SNMP_AUTH_SHA512);
+	ck_assert_str_eq(gnmi_cfg_of(&c->targets[0])->password, "gnmi-pass");
+	ck_assert_str_eq(snmp_cfg_of(&c->targets[0])->community, "community-1");
+	ck_assert_str_eq(snmp_cfg_of(&c->targets[1])->auth_key, "auth-secret");
+	ck_assert_int_eq(snmp_cfg_of(&c->targets[1])->auth,
+			 CFG_SNMP_AUTH_SHA512);
 	/* Only one trailing newline goes. */
-	ck_assert_str_eq(c->targets[1].snmp->priv_key, "priv-secret\n");
-	ck_assert_int_eq(c->targets[1].snmp->priv, CFG_SNMP_PRIV_AES256);
+	ck_assert_str_eq(snmp_cfg_of(&c->targets[1])->priv_key,
+			 "priv-secret\n");
+	ck_assert_int_eq(snmp_cfg_of(&c->targets[1])->priv,
+			 CFG_SNMP_PRIV_AES256);
 	cfg_free(c);
 	unlink(pw);
 	unlink(comm);
@@ -934,10 +964,11 @@ START_TEST(test_messages_stay_on_one_line)
 
 	/* A short buffer truncates; a NULL one is allowed. */
 	char small[8];
-	ck_assert_ptr_null(
-	    cfg_load_buffer("t.yaml", "x: 1\n", 5, small, sizeof small));
+	ck_assert_ptr_null(cfg_load_buffer(fabmond_cfg_schema(), "t.yaml",
+					   "x: 1\n", 5, small, sizeof small));
 	ck_assert_str_eq(small, "t.yaml:");
-	ck_assert_ptr_null(cfg_load_buffer("t.yaml", "x: 1\n", 5, NULL, 0));
+	ck_assert_ptr_null(cfg_load_buffer(fabmond_cfg_schema(), "t.yaml",
+					   "x: 1\n", 5, NULL, 0));
 }
 END_TEST
 
@@ -1097,6 +1128,118 @@ START_TEST(test_format_duration_round_trips)
 }
 END_TEST
 
+/*
+ * The hooks: a schema of one made-up protocol, so that what core does
+ * with a section is seen apart from any real one.
+ */
+struct demo {
+	uint64_t every;
+	bool seen;
+};
+
+static void *demo_init(struct cfg *c)
+{
+	(void)c;
+	return calloc(1, sizeof(struct demo));
+}
+
+static int demo_parse(struct ytree_ctx *x, struct cfg *c, void *data,
+		      const struct ytree_node *n)
+{
+	struct demo *d = data;
+	(void)c;
+	d->seen = true;
+	return ytree_duration(x, n, MS, S, false, &d->every);
+}
+
+static void demo_fini(struct cfg *c, void *data)
+{
+	(void)c;
+	free(data);
+}
+
+static uint64_t demo_interval(const struct cfg *c, const void *data)
+{
+	(void)c;
+	return ((const struct demo *)data)->every;
+}
+
+static int demo_block(struct ytree_ctx *x, const struct cfg *c,
+		      const struct ytree_node *n, void **out)
+{
+	struct demo *d = calloc(1, sizeof *d);
+	*out = d;
+	d->every = c->interval_ns;
+	return ytree_duration(x, n, 200 * MS, S, false, &d->every);
+}
+
+static uint64_t demo_block_interval(const void *data)
+{
+	return ((const struct demo *)data)->every;
+}
+
+static const struct cfg_section_ops demo_ops = {
+	.key = "demo",
+	.init = demo_init,
+	.parse = demo_parse,
+	.fini = demo_fini,
+	.interval = demo_interval,
+	.parse_target = demo_block,
+	.free_target = free,
+	.target_interval = demo_block_interval,
+};
+static const struct cfg_section_ops *const demo_list[] = { &demo_ops };
+static const struct cfg_schema demo_schema = { demo_list, 1 };
+
+static struct cfg *load_demo(const char *yaml)
+{
+	return cfg_load_buffer(&demo_schema, "t.yaml", yaml, strlen(yaml), err,
+			       sizeof err);
+}
+
+START_TEST(test_sections_go_to_their_hooks)
+{
+	struct cfg *c = load_demo("interval: 500ms\ndemo: 300ms\n"
+				  "targets:\n  - {name: a, demo: 400ms}\n"
+				  "  - {name: b, demo: 250ms}\n");
+	ck_assert_msg(c != NULL, "%s", err);
+	const struct demo *top = cfg_section(c, "demo");
+	ck_assert(top->seen);
+	ck_assert_uint_eq(top->every, 300 * MS);
+	const struct demo *b = cfg_target_block(&c->targets[1], "demo");
+	ck_assert_uint_eq(b->every, 250 * MS);
+	ck_assert_ptr_null(cfg_target_block(&c->targets[1], "gnmi"));
+	ck_assert_ptr_null(cfg_section(c, "gnmi"));
+	ck_assert_uint_eq(cfg_min_interval(c), 250 * MS);
+	cfg_free(c);
+
+	/* Absent, a section still gets its defaults. */
+	c = load_demo("interval: 2s\n");
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert(!((const struct demo *)cfg_section(c, "demo"))->seen);
+	ck_assert_uint_eq(cfg_min_interval(c), 2 * S);
+	cfg_free(c);
+	c = cfg_default(&demo_schema);
+	ck_assert_ptr_nonnull(cfg_section(c, "demo"));
+	cfg_free(c);
+}
+END_TEST
+
+START_TEST(test_hook_errors_and_unknown_protocols)
+{
+	/* The hook's error, with the key path core gave it. */
+	ck_assert_ptr_null(load_demo("targets:\n  - {name: a, demo: 1s}\n"
+				     "  - {name: b, demo: 100ms}\n"));
+	ck_assert_str_eq(err, "t.yaml:3:21: targets[1].demo: must be between "
+			      "200ms and 1s, not 100ms");
+	/* Core names no protocol: without gnmi's hooks, gnmi: is unknown. */
+	ck_assert_ptr_null(load_demo("gnmi: {threads: 2}\n"));
+	ck_assert_str_eq(err, "t.yaml:1:1: gnmi: unknown key");
+	ck_assert_ptr_null(load_demo("targets:\n  - name: a\n"));
+	ck_assert_str_eq(err, "t.yaml:2:5: targets[0]: needs demo");
+}
+END_TEST
+
 static Suite *cfg_suite(void)
 {
 	Suite *s = suite_create("cfg");
@@ -1110,6 +1253,8 @@ static Suite *cfg_suite(void)
 	tcase_add_test(tc, test_gnmi_collector_section_and_profiles_dir);
 	tcase_add_test(tc, test_gnmi_block_copies_compare_equal);
 	tcase_add_test(tc, test_accepted_spellings);
+	tcase_add_test(tc, test_sections_go_to_their_hooks);
+	tcase_add_test(tc, test_hook_errors_and_unknown_protocols);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");

@@ -13,6 +13,7 @@
 #include "cfg.h"
 #include "client.h"
 #include "collector.h"
+#include "fabmond.h"
 #include "health.h"
 #include "store.h"
 #include "target.h"
@@ -105,8 +106,8 @@ static struct cfg *load_cfg(const char *fmt, ...)
 	va_end(ap);
 	snprintf(full, sizeof full, "profiles_dir: %s/etc/profiles\n%s",
 		 srcdir(), text);
-	struct cfg *c =
-	    cfg_load_buffer("test.yaml", full, strlen(full), err, sizeof err);
+	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "test.yaml", full,
+					strlen(full), err, sizeof err);
 	ck_assert_msg(c != NULL, "config: %s\n%s", err, full);
 	return c;
 }
@@ -678,8 +679,8 @@ START_TEST(test_reload_retries_a_target_that_could_not_start)
 		 "        - path: /interfaces/interface[name=*]/ethernet/pfc\n"
 		 "          sample_interval: 100ms\n",
 		 tmpdir, gnmi_target_port(tgt));
-	struct cfg *c =
-	    cfg_load_buffer("t.yaml", text, strlen(text), err, sizeof err);
+	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "t.yaml", text,
+					strlen(text), err, sizeof err);
 	ck_assert_msg(c != NULL, "%s", err);
 	start_collector(c);
 	WAIT_FOR(error_contains("leaf1", "profile:"), "no profile error");
@@ -688,7 +689,8 @@ START_TEST(test_reload_retries_a_target_that_could_not_start)
 		 srcdir(), tmpdir);
 	ck_assert_int_eq(system(cmd), 0);
 	struct cfg *again =
-	    cfg_load_buffer("t.yaml", text, strlen(text), err, sizeof err);
+	    cfg_load_buffer(fabmond_cfg_schema(), "t.yaml", text, strlen(text),
+			    err, sizeof err);
 	ck_assert_ptr_nonnull(again);
 	ck_assert_int_eq(gnmi_collector_ops.reload(col, again), 0);
 	cfg_free(cfg);

@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include "gnmi_cfg.h"
 #include "gnmi_notif.h"
 #include "path.h"
 #include "profile.h"
@@ -314,7 +315,7 @@ static const struct bad_case {
 	{ "priority out of range",
 	  HEAD "  - path: /a/{port}\n    counter: pfc_rx_frames\n    "
 	       "priority: 8\n",
-	  ":5:15: mappings[0].priority: must be between 0 and 7, not \"8\"" },
+	  ":5:15: mappings[0].priority: must be between 0 and 7, not 8" },
 	{ "width other than 32 or 64",
 	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    width: 16\n",
 	  ":5:12: mappings[0].width: must be 32 or 64, not 16" },
@@ -358,6 +359,9 @@ static const struct bad_case {
 	{ "a subscription path without '/'",
 	  "name: t\nsubscriptions:\n  - path: COUNTERS\nmappings: []\n",
 	  ":3:11: subscriptions[0].path: must start with '/'" },
+	{ "a subscription path that does not parse",
+	  "name: t\nsubscriptions:\n  - path: /a/b[name=*/c\nmappings: []\n",
+	  "t.yaml:3:15: subscriptions[0].path: column 5: unterminated key" },
 	{ "a bad subscription mode",
 	  "name: t\nsubscriptions:\n  - path: /a\n    mode: stream\n",
 	  ":4:11: subscriptions[0].mode: expected sample, on_change or "

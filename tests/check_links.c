@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "cfg.h"
+#include "fabmond.h"
 #include "links.h"
 
 #include <check.h>
@@ -49,7 +50,8 @@ static bool peer_is(const char *dev, const char *port, const char *pd,
 
 static struct cfg *load(const char *yaml, char *err, size_t errlen)
 {
-	return cfg_load_buffer("fabmon.yaml", yaml, strlen(yaml), err, errlen);
+	return cfg_load_buffer(fabmond_cfg_schema(), "fabmon.yaml", yaml,
+			       strlen(yaml), err, errlen);
 }
 
 START_TEST(test_static_links_both_ways)
@@ -326,7 +328,7 @@ START_TEST(test_rules_config_values)
 	ck_assert_double_eq(c->rules.pause_ratio, 0.2);
 	ck_assert_uint_eq(c->rules.keep_resolved, 100);
 	cfg_free(c);
-	c = cfg_default();
+	c = cfg_default(fabmond_cfg_schema());
 	ck_assert_double_eq(c->rules.storm_ratio, 0.9);
 	ck_assert_uint_eq(c->topology.lldp_ttl_ns, 120 * (uint64_t)SEC);
 	cfg_free(c);

@@ -13,10 +13,12 @@
 
 #include "cfg.h"
 #include "counters.h"
+#include "fabmond.h"
 #include "health.h"
 #include "links.h"
 #include "log.h"
 #include "model.h"
+#include "nic_cfg.h"
 #include "nic_collector.h"
 #include "nic_ethtool.h"
 #include "nic_host.h"
@@ -331,7 +333,8 @@ END_TEST
 
 static struct cfg *load(const char *yaml)
 {
-	return cfg_load_buffer("t.yaml", yaml, strlen(yaml), err, sizeof err);
+	return cfg_load_buffer(fabmond_cfg_schema(), "t.yaml", yaml,
+			       strlen(yaml), err, sizeof err);
 }
 
 START_TEST(test_cfg_hosts_form)
@@ -344,28 +347,28 @@ START_TEST(test_cfg_hosts_form)
 			     "      ethtool_dir: /d/h1/ethtool\n"
 			     "    - {device: h2, sysfs_root: /d/h2/sys}\n");
 	ck_assert_msg(c != NULL, "%s", err);
-	ck_assert(c->nic.enabled);
-	ck_assert_uint_eq(c->nic.interval_ns, 100000000);
-	ck_assert_uint_eq(c->nic.n_hosts, 2);
-	ck_assert_str_eq(c->nic.hosts[0].device, "h1");
-	ck_assert_str_eq(c->nic.hosts[0].sysfs_root, "/d/h1/sys");
-	ck_assert_str_eq(c->nic.hosts[0].ethtool_dir, "/d/h1/ethtool");
-	ck_assert_str_eq(c->nic.hosts[1].device, "h2");
-	ck_assert_ptr_null(c->nic.hosts[1].ethtool_dir);
+	ck_assert(nic_cfg_of(c)->enabled);
+	ck_assert_uint_eq(nic_cfg_of(c)->interval_ns, 100000000);
+	ck_assert_uint_eq(nic_cfg_of(c)->n_hosts, 2);
+	ck_assert_str_eq(nic_cfg_of(c)->hosts[0].device, "h1");
+	ck_assert_str_eq(nic_cfg_of(c)->hosts[0].sysfs_root, "/d/h1/sys");
+	ck_assert_str_eq(nic_cfg_of(c)->hosts[0].ethtool_dir, "/d/h1/ethtool");
+	ck_assert_str_eq(nic_cfg_of(c)->hosts[1].device, "h2");
+	ck_assert_ptr_null(nic_cfg_of(c)->hosts[1].ethtool_dir);
 	cfg_free(c);
 
 	c = load("nic: {enabled: false, hosts: [{device: a, sysfs_root: /s}]}"
 		 "\n");
 	ck_assert_msg(c != NULL, "%s", err);
-	ck_assert(!c->nic.enabled);
-	ck_assert_uint_eq(c->nic.n_hosts, 1);
+	ck_assert(!nic_cfg_of(c)->enabled);
+	ck_assert_uint_eq(nic_cfg_of(c)->n_hosts, 1);
 	cfg_free(c);
 
 	/* the single-host form stays as it was */
 	c = load("nic: {enabled: true, device: me, sysfs_root: /x}\n");
 	ck_assert_msg(c != NULL, "%s", err);
-	ck_assert_uint_eq(c->nic.n_hosts, 0);
-	ck_assert_str_eq(c->nic.device, "me");
+	ck_assert_uint_eq(nic_cfg_of(c)->n_hosts, 0);
+	ck_assert_str_eq(nic_cfg_of(c)->device, "me");
 	cfg_free(c);
 }
 END_TEST

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "buf.h"
+#include "fabmond.h"
 #include "http.h"
 #include "report_api.h"
 #include "rfc3339.h"
@@ -586,8 +587,8 @@ START_TEST(test_config_sections)
 			 "  labels: {fabric: fab1, zone: z2}\n"
 			 "report: {window: 2h, step: 30s, max_records: 4096, "
 			 "max_incidents: 7}\n";
-	struct cfg *c =
-	    cfg_load_buffer("a.yaml", ok, strlen(ok), err, sizeof err);
+	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "a.yaml", ok,
+					strlen(ok), err, sizeof err);
 	ck_assert_msg(c, "%s", err);
 	ck_assert_str_eq(c->alert.url, "https://am.example:9093/");
 	ck_assert_uint_eq(c->alert.resend_ns, 30 * SEC);
@@ -602,7 +603,8 @@ START_TEST(test_config_sections)
 	ck_assert_uint_eq(c->report.max_incidents, 7);
 	cfg_free(c);
 
-	c = cfg_load_buffer("d.yaml", "interval: 1s\n", 13, err, sizeof err);
+	c = cfg_load_buffer(fabmond_cfg_schema(), "d.yaml", "interval: 1s\n",
+			    13, err, sizeof err);
 	ck_assert_msg(c, "%s", err);
 	ck_assert_ptr_null(c->alert.url);
 	ck_assert_uint_eq(c->alert.resend_ns, 60 * SEC);
@@ -638,8 +640,8 @@ START_TEST(test_config_sections)
 		  "b.yaml:1:16: report.step: window / step must be at most" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		c = cfg_load_buffer("b.yaml", bad[i][0], strlen(bad[i][0]), err,
-				    sizeof err);
+		c = cfg_load_buffer(fabmond_cfg_schema(), "b.yaml", bad[i][0],
+				    strlen(bad[i][0]), err, sizeof err);
 		ck_assert_msg(!c, "accepted: %s", bad[i][0]);
 		ck_assert_msg(strncmp(err, bad[i][1], strlen(bad[i][1])) == 0,
 			      "case %zu: got '%s', want '%s...'", i, err,

@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include "buf.h"
+#include "fabmond.h"
+#include "gnmi_cfg.h"
 #include "incidents.h"
 #include "rules_fixture.h"
 
@@ -1298,12 +1300,13 @@ START_TEST(test_tick_defaults)
 			"  - name: a\n"
 			"    gnmi: {address: \"127.0.0.1:1\", insecure: true,"
 			" interval: 2s}\n";
-	struct cfg *c =
-	    cfg_load_buffer("t.yaml", y, strlen(y), err, sizeof err);
+	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "t.yaml", y,
+					strlen(y), err, sizeof err);
 	ck_assert_msg(c, "%s", err);
 	ck_assert_uint_eq(rules_tick_for(c), 2 * (uint64_t)SEC);
 	c->rules.tick_ns = 0;
-	c->targets[0].gnmi->interval_ns = 10000000; /* below the floor */
+	gnmi_cfg_of(&c->targets[0])->interval_ns =
+	    10000000; /* below the floor */
 	ck_assert_uint_eq(rules_tick_for(c), 100000000);
 	cfg_free(c);
 	ck_assert_str_eq(rules_kind_name(RULES_PAUSE_ON_LOSSY),

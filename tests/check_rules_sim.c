@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "cfg.h"
+#include "fabmond.h"
 #include "links.h"
 #include "model.h"
 #include "rules.h"
@@ -353,8 +354,8 @@ static int run_scenario(const char *name)
 			first = 0;
 		}
 	snprintf(yaml + n, sizeof yaml - (size_t)n, "]\n");
-	x->cfg =
-	    cfg_load_buffer("sim.yaml", yaml, strlen(yaml), err, sizeof err);
+	x->cfg = cfg_load_buffer(fabmond_cfg_schema(), "sim.yaml", yaml,
+				 strlen(yaml), err, sizeof err);
 	ck_assert_msg(x->cfg, "%s", err);
 	struct rules_opts ro = { .real_ns = clock_real, .clock_ctx = x };
 	x->r = rules_new(x->st, x->l, NULL, x->cfg, &ro);

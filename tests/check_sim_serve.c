@@ -18,6 +18,7 @@
 #include "client.h"
 #include "collector.h"
 #include "control.h"
+#include "fabmond.h"
 #include "health.h"
 #include "model.h"
 #include "scenario.h"
@@ -151,7 +152,8 @@ static void collect(void)
 		    sim_serve_gnmi_profile(n->flavour),
 		    tg ? "      target: " : "", tg ? tg : "", tg ? "\n" : "");
 	}
-	cfg = cfg_load_buffer("serve.yaml", text, len, err, sizeof err);
+	cfg = cfg_load_buffer(fabmond_cfg_schema(), "serve.yaml", text, len,
+			      err, sizeof err);
 	ck_assert_msg(cfg != NULL, "config: %s\n%s", err, text);
 	struct collector_env env = { .store = st, .health = hl };
 	ck_assert_int_eq(gnmi_collector_ops.start(&env, cfg, &col), 0);

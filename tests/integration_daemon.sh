@@ -38,6 +38,24 @@ grep -q "bad.yaml:2:11: interval: \"5x\" is not a duration" "$WORK/check.err" ||
 	fail "--check-config message: $(cat "$WORK/check.err")"
 pass "--check-config rejects a bad file with file:line:col and key"
 
+# A gNMI subscription path is parsed before anything starts (issue #14).
+cat >"$WORK/badpath.yaml" <<'YAML'
+targets:
+  - name: leaf1
+    gnmi:
+      address: 127.0.0.1:1
+      insecure: true
+      subscriptions:
+        - path: /interfaces/interface[name=*/state
+YAML
+if "$FABMOND" --check-config -c "$WORK/badpath.yaml" 2>"$WORK/check.err"; then
+	fail "--check-config accepted a broken gNMI path"
+fi
+grep -q "badpath.yaml:7:38: targets\[0\].gnmi.subscriptions\[0\].path: column 22: unterminated key" \
+	"$WORK/check.err" ||
+	fail "--check-config message: $(cat "$WORK/check.err")"
+pass "--check-config rejects a broken gNMI path at file:line:col"
+
 # A running daemon.
 start_fabmond daemon -c "$WORK/fabmon.yaml"
 base="http://127.0.0.1:$FABMOND_PORT"

@@ -16,6 +16,7 @@
 
 #include "cfg.h"
 #include "counters.h"
+#include "fabmond.h"
 #include "links.h"
 #include "report.h"
 #include "rules.h"
@@ -74,7 +75,8 @@ static inline void fab_open(const char *yaml)
 	struct store_opts so = { .mono_ns = tmono, .real_ns = treal };
 	F.st = store_new(&so);
 	F.l = links_new(tmono, NULL);
-	F.cfg = cfg_load_buffer("t.yaml", yaml, strlen(yaml), err, sizeof err);
+	F.cfg = cfg_load_buffer(fabmond_cfg_schema(), "t.yaml", yaml,
+				strlen(yaml), err, sizeof err);
 	ck_assert_msg(F.cfg, "%s", err);
 	links_set_static(F.l, &F.cfg->topology);
 	struct rules_opts ro = { .real_ns = treal };

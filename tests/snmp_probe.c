@@ -16,8 +16,10 @@
 
 #include "cfg.h"
 #include "collector.h"
+#include "fabmond.h"
 #include "health.h"
 #include "log.h"
+#include "snmp_cfg.h"
 #include "snmp_poller.h"
 #include "store.h"
 
@@ -56,14 +58,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_init();
-	struct cfg *cfg = cfg_load(argv[1], err, sizeof err);
+	struct cfg *cfg =
+	    cfg_load(fabmond_cfg_schema(), argv[1], err, sizeof err);
 	if (!cfg) {
 		fprintf(stderr, "snmp_probe: %s\n", err);
 		return 2;
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < cfg->n_targets; i++)
-		n += cfg->targets[i].snmp != NULL;
+		n += snmp_cfg_of(&cfg->targets[i]) != NULL;
 	unsigned long polls = strtoul(argv[2], NULL, 10);
 	double seconds = strtod(argv[3], NULL);
 	struct store *st = store_new(NULL);
