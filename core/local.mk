@@ -1,6 +1,7 @@
 # core/: the store, the counter vocabulary, the link table, target health,
 # logging, the bounded YAML loader and the configuration skeleton.
-libfabmon_a_SOURCES += \
+noinst_LIBRARIES += libfabmon_core.a
+libfabmon_core_a_SOURCES = \
 	core/log.c core/log.h \
 	core/counters.c core/counters.h \
 	core/store.c core/store.h core/store_int.h \
@@ -11,3 +12,5 @@ libfabmon_a_SOURCES += \
 	core/health.c core/health.h \
 	core/ident.c core/ident.h \
 	core/collector.h
+libfabmon_core_a_CPPFLAGS = $(CORE_CPPFLAGS)
+libfabmon_core_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)

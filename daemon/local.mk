@@ -1,13 +1,10 @@
-# The program's wiring: an internal library that fabmond and every test
-# link (with lib/, core/ and the modules' sources).
+# The program's wiring (libfabmon.a): fabmond's start-up in dependency
+# order, reload, signals and sd_notify. fabmond, the tests and the
+# benchmarks link it with every folder's library (FABMON_LIBS).
 noinst_LIBRARIES += libfabmon.a
-libfabmon_a_SOURCES += \
+libfabmon_a_SOURCES = \
 	daemon/sdnotify.c daemon/sdnotify.h \
-	daemon/fabmond.c daemon/fabmond.h \
-	exporters/buf.c exporters/buf.h \
-	exporters/prom.c exporters/prom.h \
-	exporters/api.c exporters/api.h \
-	exporters/http.c exporters/http.h
+	daemon/fabmond.c daemon/fabmond.h
 libfabmon_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(MHD_CFLAGS) \
 	$(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(SYSTEMD_CFLAGS) $(GRPC_CFLAGS) \
 	$(PROTOBUFC_CFLAGS)
@@ -15,7 +12,9 @@ libfabmon_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(MHD_CFLAGS) \
 $(libfabmon_a_OBJECTS): proto/protoc.stamp
 
 # Everything a program linking libfabmon.a needs.
-FABMON_LIBS = libfabmon.a libgnmi_proto.a $(YAML_LIBS) $(MHD_LIBS) \
+FABMON_LIBS = libfabmon.a libfabmon_exporters.a libfabmon_rules.a \
+	libfabmon_gnmi.a libfabmon_snmp.a libfabmon_nic.a libfabmon_core.a \
+	libfabmon_lib.a libgnmi_proto.a $(YAML_LIBS) $(MHD_LIBS) \
 	$(JANSSON_LIBS) $(ZLIB_LIBS) $(SYSTEMD_LIBS) $(GRPC_LIBS) \
 	$(PROTOBUFC_LIBS) -lm
 

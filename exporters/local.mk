@@ -1,11 +1,19 @@
-# exporters/ sources are part of libfabmon.a (daemon/local.mk); these
-# are the rule engine's outputs.
-libfabmon_a_SOURCES += \
+# exporters/: the HTTP server, the Prometheus exposition and the JSON API,
+# and the rule engine's outputs (incidents, the report's answers, the
+# Alertmanager pusher): libfabmon_exporters.a.
+noinst_LIBRARIES += libfabmon_exporters.a
+libfabmon_exporters_a_CPPFLAGS = $(EXPORTERS_CPPFLAGS)
+libfabmon_exporters_a_SOURCES = \
+	exporters/buf.c exporters/buf.h \
+	exporters/prom.c exporters/prom.h \
+	exporters/api.c exporters/api.h \
+	exporters/http.c exporters/http.h \
 	exporters/incidents.c exporters/incidents.h \
 	exporters/alert.c exporters/alert.h \
 	exporters/report_api.c exporters/report_api.h
 # The Alertmanager pusher posts with libcurl.
-libfabmon_a_CFLAGS += $(CURL_CFLAGS)
+libfabmon_exporters_a_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) \
+	$(ZLIB_CFLAGS) $(CURL_CFLAGS)
 FABMON_LIBS += $(CURL_LIBS)
 EXTRA_DIST += doc/api.md
 

@@ -8,16 +8,16 @@ libfabtop_a_SOURCES = fabtop/fabtop_model.c fabtop/fabtop_model.h \
 	fabtop/canvas.c fabtop/canvas.h \
 	fabtop/view.c fabtop/view.h fabtop/view_int.h \
 	fabtop/view_sort.c fabtop/view_panes.c \
-	fabtop/app.c fabtop/app.h \
-	lib/mem.c lib/mem.h \
-	lib/units.c lib/units.h
+	fabtop/app.c fabtop/app.h
+libfabtop_a_CPPFLAGS = $(FABTOP_CPPFLAGS)
 libfabtop_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS)
-FABTOP_LIBS = libfabtop.a $(JANSSON_LIBS) $(CURL_LIBS) -lm
+FABTOP_LIBS = libfabtop.a libfabmon_lib.a $(JANSSON_LIBS) $(CURL_LIBS) -lm
 
 # The program is built as fabtop/fabtop (a top-level "fabtop" would
 # collide with the object directory) and installed as $(bindir)/fabtop.
 bin_PROGRAMS += fabtop/fabtop
 fabtop_fabtop_SOURCES = fabtop/fabtop.c fabtop/ui.c fabtop/ui.h
+fabtop_fabtop_CPPFLAGS = $(FABTOP_CPPFLAGS)
 fabtop_fabtop_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS) $(CURL_CFLAGS)
 fabtop_fabtop_LDADD = $(FABTOP_LIBS) $(NCURSESW_LIBS)
 

@@ -1,6 +1,7 @@
-# The gNMI collector (in libfabmon.a, linked by fabmond). The gNMI target
-# library is in gnmi_target/local.mk.
-libfabmon_a_SOURCES += \
+# The gNMI collector (libfabmon_gnmi.a, linked by fabmond). The gNMI
+# target library is in gnmi_target/local.mk.
+noinst_LIBRARIES += libfabmon_gnmi.a
+libfabmon_gnmi_a_SOURCES = \
 	gnmi/path.c gnmi/path.h gnmi/pack.h \
 	gnmi/value.c gnmi/value.h gnmi/value_int.h \
 	gnmi/value_num.c gnmi/value_text.c \
@@ -12,6 +13,10 @@ libfabmon_a_SOURCES += \
 	gnmi/lldp.c gnmi/lldp.h \
 	gnmi/client.c gnmi/client.h gnmi/client_int.h \
 	gnmi/client_target.c gnmi/client_thread.c
+libfabmon_gnmi_a_CPPFLAGS = $(GNMI_CPPFLAGS)
+libfabmon_gnmi_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(GRPC_CFLAGS) \
+	$(PROTOBUFC_CFLAGS)
+$(libfabmon_gnmi_a_OBJECTS): proto/protoc.stamp
 
 check_PROGRAMS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \

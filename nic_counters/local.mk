@@ -1,15 +1,16 @@
-# The NIC collector (in libfabmon.a, linked by fabmond): mlx5 counters
+# The NIC collector (libfabmon_nic.a, linked by fabmond): mlx5 counters
 # from sysfs (counters, hw_counters), ethtool (ioctl or fabsim's files)
 # and rdma-core enumeration.
-AM_CPPFLAGS += -I$(top_srcdir)/nic_counters
-libfabmon_a_SOURCES += \
+noinst_LIBRARIES += libfabmon_nic.a
+libfabmon_nic_a_SOURCES = \
 	nic_counters/nic_map.c nic_counters/nic_map.h \
 	nic_counters/nic_sysfs.c nic_counters/nic_sysfs.h \
 	nic_counters/nic_ethtool.c nic_counters/nic_ethtool.h \
 	nic_counters/nic_host.c nic_counters/nic_host.h \
 	nic_counters/nic_cfg.c nic_counters/nic_cfg.h \
 	nic_counters/nic_collector.c nic_counters/nic_collector.h
-libfabmon_a_CFLAGS += $(IBVERBS_CFLAGS)
+libfabmon_nic_a_CPPFLAGS = $(NIC_CPPFLAGS)
+libfabmon_nic_a_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 FABMON_LIBS += $(IBVERBS_LIBS)
 
 # Its Check suite (also reads fabsim's NIC trees back, so it links

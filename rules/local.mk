@@ -1,6 +1,9 @@
-# The rule engine (rules/): part of libfabmon.a, which fabmond and the
+# The rule engine (rules/): libfabmon_rules.a, which fabmond and the
 # tests link.
-libfabmon_a_SOURCES += rules/rules.c rules/rules.h rules/rules_int.h \
+noinst_LIBRARIES += libfabmon_rules.a
+libfabmon_rules_a_CPPFLAGS = $(RULES_CPPFLAGS)
+libfabmon_rules_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
+libfabmon_rules_a_SOURCES = rules/rules.c rules/rules.h rules/rules_int.h \
 	rules/rules_incident.c rules/rules_pause.c rules/rules_detect.c \
 	rules/rules_thread.c \
 	rules/report.c rules/report.h \

@@ -7,6 +7,7 @@ libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/topo_int.h sim/topo_parse.c \
 	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h \
 	sim/snmp_agent_int.h sim/snmp_agent_serve.c sim/scenario_int.h \
 	sim/scenario_truth.c sim/scenario_run.c
+libfabsim_a_CPPFLAGS = $(SIM_CPPFLAGS)
 libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMPAGENT_CFLAGS)
 # Programs that call sim_snmp_* (the embedded SNMP agent) also link this.
 SIM_SNMP_LIBS = $(NETSNMPAGENT_LIBS)
@@ -48,7 +49,7 @@ EXTRA_DIST += sim/topologies doc/fabsim-topology.md sim/scenarios \
 noinst_LIBRARIES += libfabsim_serve.a
 libfabsim_serve_a_SOURCES = sim/serve_gnmi.c sim/serve_gnmi.h \
 	sim/control.c sim/control.h
-libfabsim_serve_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+libfabsim_serve_a_CPPFLAGS = $(SIM_CPPFLAGS)
 libfabsim_serve_a_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
 FABSIM_LIBS = libfabsim_serve.a libfabsim.a libgnmi_target.a \
 	$(SIM_SNMP_LIBS) $(FABMON_LIBS)
@@ -56,7 +57,7 @@ FABSIM_LIBS = libfabsim_serve.a libfabsim.a libgnmi_target.a \
 bin_PROGRAMS += fabsim
 fabsim_SOURCES = sim/fabsim.c sim/fabsim_int.h sim/fabsim_opts.c \
 	sim/fabsim_opts.h sim/fabsim_run.c sim/fabsim_ctl.c sim/fabsim_conf.c
-fabsim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+fabsim_CPPFLAGS = $(SIM_CPPFLAGS)
 fabsim_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
 fabsim_LDADD = $(FABSIM_LIBS)
 

@@ -1,13 +1,14 @@
-# The SNMP collector (in libfabmon.a, linked by fabmond and the tests).
-AM_CPPFLAGS += -I$(top_srcdir)/snmp
-libfabmon_a_SOURCES += \
+# The SNMP collector (libfabmon_snmp.a, linked by fabmond and the tests).
+noinst_LIBRARIES += libfabmon_snmp.a
+libfabmon_snmp_a_SOURCES = \
 	snmp/snmp_varbind.c snmp/snmp_varbind.h \
 	snmp/snmp_cfg.c snmp/snmp_cfg.h \
 	snmp/snmp_profile.c snmp/snmp_profile.h \
 	snmp/snmp_keys.c snmp/snmp_keys.h \
 	snmp/snmp_poller.c snmp/snmp_poller.h snmp/snmp_int.h \
 	snmp/snmp_session.c snmp/snmp_walk.c snmp/snmp_lldp.c
-libfabmon_a_CFLAGS += $(NETSNMP_CFLAGS)
+libfabmon_snmp_a_CPPFLAGS = $(SNMP_CPPFLAGS)
+libfabmon_snmp_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMP_CFLAGS)
 FABMON_LIBS += $(NETSNMP_LIBS)
 
 snmpprofilesdir = $(pkgdatadir)/profiles
