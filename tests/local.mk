@@ -37,6 +37,11 @@ AM_TESTS_ENVIRONMENT = \
 EXTRA_DIST += tests/integration_daemon.sh tests/unit_hardening.sh tests/lib.sh \
 	tests/data
 
+# The layers and size limits hold, and their checks fail on a planted
+# include across a boundary (scripts/check-layers, scripts/check-sizes).
+TESTS += tests/check_layers.sh
+EXTRA_DIST += tests/check_layers.sh
+
 # A live Counter32 wrap through fabsim's SNMP agent (--counter-base) and
 # fabmond's SNMP collector.
 TESTS += tests/integration_snmp_wrap.sh
