@@ -336,6 +336,25 @@ static bool choose_profile(struct starget *t)
 	return true;
 }
 
+/* Opens the target's session if open is set, then starts the first
+ * phase the target needs (ident, index or poll). Returns false if the
+ * open failed: the ident phase has then ended in failure. */
+static bool start_first_phase(struct starget *t, bool open)
+{
+	if (open && snmp_target_open(t, false)) {
+		t->phase = PH_IDENT;
+		snmp_phase_end(t, false, NULL);
+		return false;
+	}
+	if (t->need_ident)
+		start_ident(t);
+	else if (t->need_index)
+		start_index(t);
+	else
+		start_poll(t);
+	return true;
+}
+
 static void start_cycle(struct starget *t, int64_t now)
 {
 	t->p->inflight++;
@@ -350,17 +369,7 @@ static void start_cycle(struct starget *t, int64_t now)
 		start_discover(t);
 		return;
 	}
-	if (!t->sess && snmp_target_open(t, false)) {
-		t->phase = PH_IDENT;
-		snmp_phase_end(t, false, NULL);
-		return;
-	}
-	if (t->need_ident)
-		start_ident(t);
-	else if (t->need_index)
-		start_index(t);
-	else
-		start_poll(t);
+	start_first_phase(t, !t->sess);
 }
 
 static void cycle_end(struct starget *t, bool ok)
@@ -453,17 +462,8 @@ static void advance(struct starget *t)
 		case PH_DISCOVER:
 			snmp_target_close(t);
 			log_debug("snmp", "%s: engine discovered", t->name);
-			if (snmp_target_open(t, false)) {
-				t->phase = PH_IDENT;
-				snmp_phase_end(t, false, NULL);
+			if (!start_first_phase(t, true))
 				continue;
-			}
-			if (t->need_ident)
-				start_ident(t);
-			else if (t->need_index)
-				start_index(t);
-			else
-				start_poll(t);
 			break;
 		case PH_IDENT:
 			t->need_ident = false;
