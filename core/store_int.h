@@ -301,6 +301,12 @@ static inline void store_hash_insert(uint64_t *tab, size_t cap, uint64_t e)
 	tab[i] = e;
 }
 
+/* Doubles a linear-probing table (*tabp, *capp entries) of
+ * store_hash_insert entries, re-inserting them, and moves the store's
+ * memory account. The caller holds the lock that guards the table;
+ * store_index.c. */
+void store_hash_grow(struct store *st, uint64_t **tabp, size_t *capp);
+
 /*
  * raw * scale, rounded once: a scale below 1 that is the inverse of an
  * integer (1e-6 for µs, 1e-9 for ns) divides by that integer, so that
