@@ -305,6 +305,30 @@ static inline struct store_slot *store_slot_acquire(const struct store *st,
 	return s;
 }
 
+/* The writers' common start: a zero *ts_ns becomes the real clock's
+ * now, *now is the monotonic clock's (both read before the lock), then
+ * h's slot is locked and returned if it is of kind; else NULL with *err
+ * set (-EINVAL for the wrong kind). Inline: on every update. */
+static inline struct store_slot *store_slot_acquire_kind(const struct store *st,
+							 store_handle h,
+							 enum fm_kind kind,
+							 int64_t *ts_ns,
+							 int64_t *now, int *err)
+{
+	if (*ts_ns == 0)
+		*ts_ns = st->real_ns(st->clock_ctx);
+	*now = st->mono_ns(st->clock_ctx);
+	struct store_slot *s = store_slot_acquire(st, h, err);
+	if (!s)
+		return NULL;
+	if (s->kind != kind) {
+		store_slot_unlock(s);
+		*err = -EINVAL;
+		return NULL;
+	}
+	return s;
+}
+
 static inline void store_ring_push(struct store *st, struct store_slot *s,
 				   double rate)
 {
@@ -320,17 +344,12 @@ static inline void store_ring_push(struct store *st, struct store_slot *s,
 int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 {
 	int err;
+	int64_t now;
+	struct store_slot *s =
+	    store_slot_acquire_kind(st, h, FM_KIND_COUNTER, &ts_ns, &now, &err);
 
-	if (ts_ns == 0)
-		ts_ns = st->real_ns(st->clock_ctx);
-	int64_t now = st->mono_ns(st->clock_ctx);
-	struct store_slot *s = store_slot_acquire(st, h, &err);
 	if (!s)
 		return err;
-	if (s->kind != FM_KIND_COUNTER) {
-		store_slot_unlock(s);
-		return -EINVAL;
-	}
 	/* s->ts_ns is never negative, so this also drops ts_ns < 0. */
 	if (ts_ns < s->ts_ns) {
 		s->rejected++;
@@ -405,17 +424,12 @@ int store_set_gauge(struct store *st, store_handle h, double value,
 		    int64_t ts_ns)
 {
 	int err;
+	int64_t now;
+	struct store_slot *s =
+	    store_slot_acquire_kind(st, h, FM_KIND_GAUGE, &ts_ns, &now, &err);
 
-	if (ts_ns == 0)
-		ts_ns = st->real_ns(st->clock_ctx);
-	int64_t now = st->mono_ns(st->clock_ctx);
-	struct store_slot *s = store_slot_acquire(st, h, &err);
 	if (!s)
 		return err;
-	if (s->kind != FM_KIND_GAUGE) {
-		store_slot_unlock(s);
-		return -EINVAL;
-	}
 	if (!isfinite(value)) {
 		s->rejected++;
 		store_slot_unlock(s);
