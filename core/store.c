@@ -233,6 +233,19 @@ void *store_block_new(struct store *st, struct store_block **list, size_t size,
 	return (char *)b + head;
 }
 
+void *store_block_take(struct store *st, struct store_block **list, char **cur,
+		       size_t *left, size_t n, size_t block, size_t align)
+{
+	if (*left < n) {
+		*cur = store_block_new(st, list, block, align);
+		*left = block;
+	}
+	void *r = *cur;
+	*cur += n;
+	*left -= n;
+	return r;
+}
+
 /* Rings. */
 
 static unsigned store_ring_class(unsigned cap)
@@ -256,14 +269,8 @@ static float *store_ring_get(struct store *st, unsigned cap)
 		r = p->free;
 		memcpy(&p->free, r, sizeof p->free);
 	} else {
-		if (p->left < size) {
-			p->cur = store_block_new(st, &st->slabs,
-						 STORE_RING_SLAB, 64);
-			p->left = STORE_RING_SLAB;
-		}
-		r = p->cur;
-		p->cur += size;
-		p->left -= size;
+		r = store_block_take(st, &st->slabs, &p->cur, &p->left, size,
+				     STORE_RING_SLAB, 64);
 	}
 	pthread_mutex_unlock(&st->ring_lock);
 	return r;

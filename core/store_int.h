@@ -327,6 +327,13 @@ static inline double store_scaled(uint64_t raw, double scale)
  * (store.c). */
 void *store_block_new(struct store *st, struct store_block **list, size_t size,
 		      size_t align);
+/* n bytes (n <= block) cut from the run *cur, *left bytes long; when
+ * fewer than n are left, the run becomes a new block of block bytes
+ * (store_block_new, on *list, aligned to align) and the rest of the old
+ * one is left unused. Caller holds the lock that guards the run
+ * (store.c). */
+void *store_block_take(struct store *st, struct store_block **list, char **cur,
+		       size_t *left, size_t n, size_t block, size_t align);
 /* Returns a ring of cap floats to its pool (store.c; takes ring_lock). */
 void store_ring_put(struct store *st, float *r, unsigned cap);
 

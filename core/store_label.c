@@ -45,14 +45,8 @@ static char *store_arena_dup(struct store *st, const char *s, size_t n)
 	if (n > STORE_ARENA_BLOCK / 4) {
 		p = store_block_new(st, &st->arena, n, 1);
 	} else {
-		if (n > st->arena_left) {
-			st->arena_cur = store_block_new(st, &st->arena,
-							STORE_ARENA_BLOCK, 1);
-			st->arena_left = STORE_ARENA_BLOCK;
-		}
-		p = st->arena_cur;
-		st->arena_cur += n;
-		st->arena_left -= n;
+		p = store_block_take(st, &st->arena, &st->arena_cur,
+				     &st->arena_left, n, STORE_ARENA_BLOCK, 1);
 	}
 	memcpy(p, s, n);
 	return p;
