@@ -12,6 +12,8 @@
 #include "mem.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -122,6 +124,16 @@ void health_target_set_up(struct health_target *t, bool up, const char *reason)
 		t->last_error = copy;
 	}
 	pthread_mutex_unlock(&t->owner->lock);
+}
+
+void health_target_set_down(struct health_target *t, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	health_target_set_up(t, false, why);
 }
 
 void health_target_updated(struct health_target *t, uint64_t n)

@@ -54,6 +54,9 @@ struct health_target *health_target(struct health *h, const char *target,
  * stream that reports into the log only). */
 /* Down with a reason (copied), or up (reason NULL). */
 void health_target_set_up(struct health_target *t, bool up, const char *reason);
+/* Down, with the reason printf-formatted (cut at 511 bytes). */
+void health_target_set_down(struct health_target *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Data arrived: last update is now; adds n to the updates counter.
  * With n > 0, then calls the registry's updated hook, if any. */
 void health_target_updated(struct health_target *t, uint64_t n);

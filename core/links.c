@@ -25,6 +25,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,28 @@ static void smap_put(struct smap *m, const char *key, size_t val)
 		m->used++;
 	m->keys[i] = key;
 	m->vals[i] = val;
+}
+
+/*
+ * Room for one more entry in an array of n (of *cap) entries of size
+ * bytes, indexed by idx on the string at key_off in each: when full,
+ * the array doubles (64 at first) and idx is rebuilt, its keys being
+ * borrowed from the entries. Returns the array, moved or not.
+ */
+static void *entries_room(void *arr, size_t n, size_t *cap, size_t size,
+			  size_t key_off, struct smap *idx)
+{
+	if (n < *cap)
+		return arr;
+	*cap = *cap ? *cap * 2 : 64;
+	arr = xreallocarray(arr, *cap, size);
+	smap_clear(idx);
+	for (size_t k = 0; k < n; k++) {
+		const char *key;
+		memcpy(&key, (char *)arr + k * size + key_off, sizeof key);
+		smap_put(idx, key, k);
+	}
+	return arr;
 }
 
 static void smap_del(struct smap *m, const char *key)
@@ -493,15 +516,9 @@ int links_report_lldp(struct links *l, const char *local_device,
 		}
 		free(key);
 	} else {
-		if (l->n_lldp == l->cap_lldp) {
-			l->cap_lldp = l->cap_lldp ? l->cap_lldp * 2 : 64;
-			l->lldp = xreallocarray(l->lldp, l->cap_lldp,
-						sizeof *l->lldp);
-			/* Keys are borrowed from the entries: re-point. */
-			smap_clear(&l->lldp_idx);
-			for (size_t k = 0; k < l->n_lldp; k++)
-				smap_put(&l->lldp_idx, l->lldp[k].local, k);
-		}
+		l->lldp = entries_room(
+		    l->lldp, l->n_lldp, &l->cap_lldp, sizeof *l->lldp,
+		    offsetof(struct lldp_ent, local), &l->lldp_idx);
 		struct lldp_ent *e = &l->lldp[l->n_lldp];
 		e->local = key;
 		e->sysname = xstrdup(remote_sysname);
@@ -564,14 +581,9 @@ int links_set_nic_mac(struct links *l, const char *device, const char *port,
 			l->dirty = true;
 		}
 	} else {
-		if (l->n_macs == l->cap_macs) {
-			l->cap_macs = l->cap_macs ? l->cap_macs * 2 : 64;
-			l->macs = xreallocarray(l->macs, l->cap_macs,
-						sizeof *l->macs);
-			smap_clear(&l->mac_idx);
-			for (size_t k = 0; k < l->n_macs; k++)
-				smap_put(&l->mac_idx, l->macs[k].mac, k);
-		}
+		l->macs = entries_room(
+		    l->macs, l->n_macs, &l->cap_macs, sizeof *l->macs,
+		    offsetof(struct mac_ent, mac), &l->mac_idx);
 		l->macs[l->n_macs].mac = xstrdup(m);
 		l->macs[l->n_macs].endpoint = ep;
 		smap_put(&l->mac_idx, l->macs[l->n_macs].mac, l->n_macs);

@@ -233,6 +233,19 @@ void *store_block_new(struct store *st, struct store_block **list, size_t size,
 	return (char *)b + head;
 }
 
+void *store_block_take(struct store *st, struct store_block **list, char **cur,
+		       size_t *left, size_t n, size_t block, size_t align)
+{
+	if (*left < n) {
+		*cur = store_block_new(st, list, block, align);
+		*left = block;
+	}
+	void *r = *cur;
+	*cur += n;
+	*left -= n;
+	return r;
+}
+
 /* Rings. */
 
 static unsigned store_ring_class(unsigned cap)
@@ -256,14 +269,8 @@ static float *store_ring_get(struct store *st, unsigned cap)
 		r = p->free;
 		memcpy(&p->free, r, sizeof p->free);
 	} else {
-		if (p->left < size) {
-			p->cur = store_block_new(st, &st->slabs,
-						 STORE_RING_SLAB, 64);
-			p->left = STORE_RING_SLAB;
-		}
-		r = p->cur;
-		p->cur += size;
-		p->left -= size;
+		r = store_block_take(st, &st->slabs, &p->cur, &p->left, size,
+				     STORE_RING_SLAB, 64);
 	}
 	pthread_mutex_unlock(&st->ring_lock);
 	return r;
@@ -305,6 +312,30 @@ static inline struct store_slot *store_slot_acquire(const struct store *st,
 	return s;
 }
 
+/* The writers' common start: a zero *ts_ns becomes the real clock's
+ * now, *now is the monotonic clock's (both read before the lock), then
+ * h's slot is locked and returned if it is of kind; else NULL with *err
+ * set (-EINVAL for the wrong kind). Inline: on every update. */
+static inline struct store_slot *store_slot_acquire_kind(const struct store *st,
+							 store_handle h,
+							 enum fm_kind kind,
+							 int64_t *ts_ns,
+							 int64_t *now, int *err)
+{
+	if (*ts_ns == 0)
+		*ts_ns = st->real_ns(st->clock_ctx);
+	*now = st->mono_ns(st->clock_ctx);
+	struct store_slot *s = store_slot_acquire(st, h, err);
+	if (!s)
+		return NULL;
+	if (s->kind != kind) {
+		store_slot_unlock(s);
+		*err = -EINVAL;
+		return NULL;
+	}
+	return s;
+}
+
 static inline void store_ring_push(struct store *st, struct store_slot *s,
 				   double rate)
 {
@@ -320,17 +351,12 @@ static inline void store_ring_push(struct store *st, struct store_slot *s,
 int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 {
 	int err;
+	int64_t now;
+	struct store_slot *s =
+	    store_slot_acquire_kind(st, h, FM_KIND_COUNTER, &ts_ns, &now, &err);
 
-	if (ts_ns == 0)
-		ts_ns = st->real_ns(st->clock_ctx);
-	int64_t now = st->mono_ns(st->clock_ctx);
-	struct store_slot *s = store_slot_acquire(st, h, &err);
 	if (!s)
 		return err;
-	if (s->kind != FM_KIND_COUNTER) {
-		store_slot_unlock(s);
-		return -EINVAL;
-	}
 	/* s->ts_ns is never negative, so this also drops ts_ns < 0. */
 	if (ts_ns < s->ts_ns) {
 		s->rejected++;
@@ -405,17 +431,12 @@ int store_set_gauge(struct store *st, store_handle h, double value,
 		    int64_t ts_ns)
 {
 	int err;
+	int64_t now;
+	struct store_slot *s =
+	    store_slot_acquire_kind(st, h, FM_KIND_GAUGE, &ts_ns, &now, &err);
 
-	if (ts_ns == 0)
-		ts_ns = st->real_ns(st->clock_ctx);
-	int64_t now = st->mono_ns(st->clock_ctx);
-	struct store_slot *s = store_slot_acquire(st, h, &err);
 	if (!s)
 		return err;
-	if (s->kind != FM_KIND_GAUGE) {
-		store_slot_unlock(s);
-		return -EINVAL;
-	}
 	if (!isfinite(value)) {
 		s->rejected++;
 		store_slot_unlock(s);

@@ -54,18 +54,19 @@ static ptrdiff_t store_index_find(const struct store *st,
 	return -1;
 }
 
-static void store_index_grow(struct store *st)
+void store_hash_grow(struct store *st, uint64_t **tabp, size_t *capp)
 {
-	size_t cap = st->index_cap * 2;
+	size_t old_cap = *capp, cap = old_cap * 2;
+	uint64_t *old = *tabp;
 	uint64_t *tab = xcalloc(cap, sizeof *tab);
-	for (size_t i = 0; i < st->index_cap; i++)
-		if (st->index[i])
-			store_hash_insert(tab, cap, st->index[i]);
-	free(st->index);
-	store_mem_sub(st, st->index_cap * sizeof *tab);
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			store_hash_insert(tab, cap, old[i]);
+	free(old);
+	store_mem_sub(st, old_cap * sizeof *tab);
 	store_mem_add(st, cap * sizeof *tab);
-	st->index = tab;
-	st->index_cap = cap;
+	*tabp = tab;
+	*capp = cap;
 }
 
 /* Backward-shift deletion keeps probe chains intact without tombstones. */
@@ -237,7 +238,7 @@ store_handle store_series(struct store *st, const struct store_key *key,
 	store_fig_publish(st, s, idx);
 	store_slot_unlock(s);
 	if ((st->index_used + 1) * 4 > st->index_cap * 3)
-		store_index_grow(st);
+		store_hash_grow(st, &st->index, &st->index_cap);
 	store_hash_insert(st->index, st->index_cap,
 			  (uint64_t)hash << 32 | (idx + 1));
 	st->index_used++;

@@ -301,6 +301,12 @@ static inline void store_hash_insert(uint64_t *tab, size_t cap, uint64_t e)
 	tab[i] = e;
 }
 
+/* Doubles a linear-probing table (*tabp, *capp entries) of
+ * store_hash_insert entries, re-inserting them, and moves the store's
+ * memory account. The caller holds the lock that guards the table;
+ * store_index.c. */
+void store_hash_grow(struct store *st, uint64_t **tabp, size_t *capp);
+
 /*
  * raw * scale, rounded once: a scale below 1 that is the inverse of an
  * integer (1e-6 for µs, 1e-9 for ns) divides by that integer, so that
@@ -321,6 +327,13 @@ static inline double store_scaled(uint64_t raw, double scale)
  * (store.c). */
 void *store_block_new(struct store *st, struct store_block **list, size_t size,
 		      size_t align);
+/* n bytes (n <= block) cut from the run *cur, *left bytes long; when
+ * fewer than n are left, the run becomes a new block of block bytes
+ * (store_block_new, on *list, aligned to align) and the rest of the old
+ * one is left unused. Caller holds the lock that guards the run
+ * (store.c). */
+void *store_block_take(struct store *st, struct store_block **list, char **cur,
+		       size_t *left, size_t n, size_t block, size_t align);
 /* Returns a ring of cap floats to its pool (store.c; takes ring_lock). */
 void store_ring_put(struct store *st, float *r, unsigned cap);
 

@@ -45,14 +45,8 @@ static char *store_arena_dup(struct store *st, const char *s, size_t n)
 	if (n > STORE_ARENA_BLOCK / 4) {
 		p = store_block_new(st, &st->arena, n, 1);
 	} else {
-		if (n > st->arena_left) {
-			st->arena_cur = store_block_new(st, &st->arena,
-							STORE_ARENA_BLOCK, 1);
-			st->arena_left = STORE_ARENA_BLOCK;
-		}
-		p = st->arena_cur;
-		st->arena_cur += n;
-		st->arena_left -= n;
+		p = store_block_take(st, &st->arena, &st->arena_cur,
+				     &st->arena_left, n, STORE_ARENA_BLOCK, 1);
 	}
 	memcpy(p, s, n);
 	return p;
@@ -94,20 +88,6 @@ static const char *store_prom_escape(struct store *st, const char *s,
 	return p;
 }
 
-static void store_lhash_grow(struct store *st)
-{
-	size_t cap = st->lhash_cap * 2;
-	uint64_t *tab = xcalloc(cap, sizeof *tab);
-	for (size_t i = 0; i < st->lhash_cap; i++)
-		if (st->lhash[i])
-			store_hash_insert(tab, cap, st->lhash[i]);
-	free(st->lhash);
-	store_mem_sub(st, st->lhash_cap * sizeof *tab);
-	store_mem_add(st, cap * sizeof *tab);
-	st->lhash = tab;
-	st->lhash_cap = cap;
-}
-
 store_label store_intern(struct store *st, const char *s)
 {
 	if (!s)
@@ -141,7 +121,7 @@ store_label store_intern(struct store *st, const char *s)
 	ent->str = store_arena_dup(st, s, len + 1);
 	ent->prom = store_prom_escape(st, ent->str, len);
 	if ((n + 1) * 4 > st->lhash_cap * 3)
-		store_lhash_grow(st);
+		store_hash_grow(st, &st->lhash, &st->lhash_cap);
 	store_hash_insert(st->lhash, st->lhash_cap, (uint64_t)h << 32 | id);
 	/* Publishes the entry to lock-free store_label_str() callers. */
 	atomic_store_explicit(&st->nlabels, id, memory_order_release);

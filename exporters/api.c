@@ -31,6 +31,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -225,7 +226,19 @@ void api_put_error(struct buf *out, const char *reason)
 	api_put_json(out, j);
 }
 
-/* A 400 response naming the problem; returns 400 or -ENOMEM. */
+int api_put_bad_request(struct buf *out, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	api_put_error(out, msg);
+	return out->failed ? -ENOMEM : 400;
+}
+
+/* A 400 response naming the problem, the reason not cut (it may quote a
+ * whole parameter); returns 400 or -ENOMEM. */
 static int bad_request(struct buf *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -74,4 +74,10 @@ int api_put_json(struct buf *out, struct json_t *j);
 /* Appends {"error": reason} to out (reason may hold any bytes). */
 void api_put_error(struct buf *out, const char *reason);
 
+/* A 400 response: appends {"error": reason}, reason printf-formatted and
+ * cut at 255 bytes, to out. Returns 400, or -ENOMEM if out could not
+ * grow. */
+int api_put_bad_request(struct buf *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #endif

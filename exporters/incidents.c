@@ -41,20 +41,6 @@ static int put_json(struct buf *out, json_t *j, int status)
 	return rc < 0 ? rc : status;
 }
 
-static int error(struct buf *out, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int error(struct buf *out, int status, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	api_put_error(out, msg);
-	return out->failed ? -ENOMEM : status;
-}
-
 static json_t *subject_json(const struct rules_subject *s)
 {
 	json_t *o = json_object();
@@ -146,30 +132,32 @@ int incidents_api_incidents(struct rules *r, const struct api_param *params,
 		const char *k = params[i].key, *v = params[i].value;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(params[j].key, k) == 0)
-				return error(out, 400,
-					     "parameter '%s' given more "
-					     "than once",
-					     k);
+				return api_put_bad_request(
+				    out,
+				    "parameter '%s' given more "
+				    "than once",
+				    k);
 		if (!v || !*v)
-			return error(out, 400, "parameter '%s' has no value",
-				     k);
+			return api_put_bad_request(
+			    out, "parameter '%s' has no value", k);
 		if (strcmp(k, "kind") == 0) {
 			if ((kind = kind_by_name(v)) < 0)
-				return error(out, 400,
-					     "kind: no incident kind '%.64s'",
-					     v);
+				return api_put_bad_request(
+				    out, "kind: no incident kind '%.64s'", v);
 		} else if (strcmp(k, "state") == 0) {
 			if (strcmp(v, "active") == 0)
 				recent = false;
 			else if (strcmp(v, "recent") == 0)
 				active = false;
 			else if (strcmp(v, "all") != 0)
-				return error(out, 400,
-					     "state: '%.64s' is not active, "
-					     "recent or all",
-					     v);
+				return api_put_bad_request(
+				    out,
+				    "state: '%.64s' is not active, "
+				    "recent or all",
+				    v);
 		} else {
-			return error(out, 400, "unknown parameter '%.64s'", k);
+			return api_put_bad_request(
+			    out, "unknown parameter '%.64s'", k);
 		}
 	}
 	/* Without an engine (a test's API context) there is nothing to
@@ -225,8 +213,8 @@ int incidents_api_topology(struct links *l, const struct api_param *params,
 			   size_t n_params, struct buf *out)
 {
 	if (n_params)
-		return error(out, 400, "unknown parameter '%.64s'",
-			     params[0].key);
+		return api_put_bad_request(out, "unknown parameter '%.64s'",
+					   params[0].key);
 	struct links_snapshot s = { 0 };
 	if (l)
 		links_snapshot(l, &s);

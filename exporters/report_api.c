@@ -25,20 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(struct buf *out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int fail(struct buf *out, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	api_put_error(out, msg);
-	return out->failed ? -ENOMEM : 400;
-}
-
 /* The verdict so far and its reasons. */
 struct judge {
 	json_t *reasons;
@@ -278,40 +264,45 @@ int report_api_serve(struct report *rep, const struct api_param *params,
 		const char *k = params[i].key, *v = params[i].value;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(params[j].key, k) == 0)
-				return fail(out,
-					    "parameter '%.32s' given more "
-					    "than once",
-					    k);
+				return api_put_bad_request(
+				    out,
+				    "parameter '%.32s' given more "
+				    "than once",
+				    k);
 		if (!v || !*v)
-			return fail(out, "parameter '%.32s' has no value", k);
+			return api_put_bad_request(
+			    out, "parameter '%.32s' has no value", k);
 		if (strcmp(k, "from") == 0 || strcmp(k, "to") == 0) {
 			int64_t t;
 			if (rfc3339_parse(v, &t) < 0)
-				return fail(out,
-					    "%s: '%.64s' is not an RFC 3339 "
-					    "time or seconds since the epoch",
-					    k, v);
+				return api_put_bad_request(
+				    out,
+				    "%s: '%.64s' is not an RFC 3339 "
+				    "time or seconds since the epoch",
+				    k, v);
 			*(k[0] == 'f' ? &from : &to) = t;
 		} else if (strcmp(k, "top") == 0) {
 			char *end;
 			unsigned long n = strtoul(v, &end, 10);
 			if (*end || v[0] < '0' || v[0] > '9' || n < 1 ||
 			    n > REPORT_API_TOP_MAX)
-				return fail(out,
-					    "top: '%.32s' is not an integer "
-					    "from 1 to %d",
-					    v, REPORT_API_TOP_MAX);
+				return api_put_bad_request(
+				    out,
+				    "top: '%.32s' is not an integer "
+				    "from 1 to %d",
+				    v, REPORT_API_TOP_MAX);
 			top = (unsigned)n;
 		} else {
-			return fail(out,
-				    "unknown parameter '%.32s' (from, to, "
-				    "top)",
-				    k);
+			return api_put_bad_request(
+			    out,
+			    "unknown parameter '%.32s' (from, to, "
+			    "top)",
+			    k);
 		}
 	}
 	struct report_result res;
 	if (report_query(rep, from, to, top, now, &res) < 0)
-		return fail(out, "to: must not be before from");
+		return api_put_bad_request(out, "to: must not be before from");
 	json_t *j = report_json(&res);
 	report_result_free(&res);
 	int rc = api_put_json(out, j);

@@ -103,16 +103,6 @@ static const char *encoding_name(int e)
 	return "unknown";
 }
 
-void client_set_down(struct gtarget *t, const char *fmt, ...)
-{
-	char why[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
-	va_end(ap);
-	health_target_set_up(t->health, false, why);
-}
-
 /*
  * Calls.
  */
@@ -333,9 +323,9 @@ static void fail_attempt(struct gtarget *t, grpc_status_code code,
 		health_target_count(t->health, HEALTH_C_TIMEOUTS, 1);
 	schedule_retry(t, fatal);
 	int64_t in_s = (t->t_action - mono_ns() + NS_PER_S / 2) / NS_PER_S;
-	client_set_down(t, "%s: %s (retrying in %llds)", status_name(code),
-			detail && *detail ? detail : "no detail",
-			(long long)in_s);
+	health_target_set_down(
+	    t->health, "%s: %s (retrying in %llds)", status_name(code),
+	    detail && *detail ? detail : "no detail", (long long)in_s);
 	log_complain(&t->complaint, fatal ? LOG_LVL_ERR : LOG_LVL_WARN, "gnmi",
 		     "%s: %s: %s%s", t->name, status_name(code),
 		     detail && *detail ? detail : "no detail",
@@ -604,8 +594,9 @@ static void call_finished(struct gtarget *t)
 		log_warn("gnmi", "%s: no message for %llds: resubscribing",
 			 t->name, (long long)(t->watchdog_ns / NS_PER_S));
 		/* Silence is not health: down until a message arrives. */
-		client_set_down(t, "no message for %llds; resubscribing",
-				(long long)(t->watchdog_ns / NS_PER_S));
+		health_target_set_down(t->health,
+				       "no message for %llds; resubscribing",
+				       (long long)(t->watchdog_ns / NS_PER_S));
 		connecting_done(t);
 		t->state = GS_IDLE;
 		set_timer(t, mono_ns());

@@ -213,9 +213,6 @@ static inline void connecting_done(struct gtarget *t)
 
 /* client.c (a target's thread) */
 
-/* The target is down, for this reason (its health entry). */
-void client_set_down(struct gtarget *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 /* Starts a connection attempt, unless too many are in flight. */
 void client_connect_target(struct gtarget *t);
 /* Sends a Poll on a POLL stream. */

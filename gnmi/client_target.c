@@ -501,13 +501,13 @@ static struct gtarget *target_build(struct gnmi_col *col, const char *name,
 	if (!g->insecure && target_read_tls(t, g, name, helper) < 0)
 		goto failed;
 	target_make_mapper(t, name, every);
-	client_set_down(t, "connecting");
+	health_target_set_down(t->health, "connecting");
 	return t;
 
 failed:
 	t->state = GS_FAILED;
 	log_err("gnmi", "%s: cannot collect: %s", t->name, t->failed_reason);
-	client_set_down(t, "%s", t->failed_reason);
+	health_target_set_down(t->health, "%s", t->failed_reason);
 	return t;
 }
 

@@ -2,7 +2,7 @@
 # target library is in gnmi_target/local.mk.
 noinst_LIBRARIES += libfabmon_gnmi.a
 libfabmon_gnmi_a_SOURCES = \
-	gnmi/path.c gnmi/path.h gnmi/pack.h \
+	gnmi/path.c gnmi/path.h gnmi/path_int.h gnmi/pack.h \
 	gnmi/value.c gnmi/value.h gnmi/value_int.h \
 	gnmi/value_num.c gnmi/value_text.c \
 	gnmi/decode.c gnmi/decode.h \

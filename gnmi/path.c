@@ -17,6 +17,7 @@
 
 #include "mem.h"
 #include "path.h"
+#include "path_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -262,30 +263,54 @@ void gnmi_path_copy(struct gnmi_path *dst, const struct gnmi_path *src)
 	*dst = t;
 }
 
-/* snprintf-style output: counts every byte, stores what fits. */
-struct out {
-	char *buf;
-	size_t len;
-	size_t n;
-};
-
-static void put(struct out *o, char c)
+/* The printer (path_int.h): counts every byte, stores what fits. */
+static void put(struct gnmi_path_out *o, char c)
 {
 	if (o->n + 1 < o->len)
 		o->buf[o->n] = c;
 	o->n++;
 }
 
-static void put_escaped(struct out *o, const char *s, const char *special)
+/* len bytes of s, a backslash before each of special; a NUL byte in s
+ * is never escaped. */
+static void put_span(struct gnmi_path_out *o, const char *s, size_t len,
+		     const char *special)
 {
-	for (; *s != '\0'; s++) {
-		if (strchr(special, *s) != NULL)
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '\0' && strchr(special, s[i]) != NULL)
 			put(o, '\\');
-		put(o, *s);
+		put(o, s[i]);
 	}
 }
 
-static size_t finish(struct out *o)
+void gnmi_path_out_start(struct gnmi_path_out *o, const char *origin,
+			 size_t n_elem)
+{
+	if (origin && origin[0] != '\0') {
+		put_span(o, origin, strlen(origin), "");
+		put(o, ':');
+	}
+	if (n_elem == 0)
+		put(o, '/');
+}
+
+void gnmi_path_out_elem(struct gnmi_path_out *o, const char *name, size_t len)
+{
+	put(o, '/');
+	put_span(o, name, len, "/[]\\");
+}
+
+void gnmi_path_out_key(struct gnmi_path_out *o, const char *name,
+		       size_t name_len, const char *value, size_t value_len)
+{
+	put(o, '[');
+	put_span(o, name, name_len, "/[]\\=");
+	put(o, '=');
+	put_span(o, value, value_len, "]\\");
+	put(o, ']');
+}
+
+size_t gnmi_path_out_end(struct gnmi_path_out *o)
 {
 	if (o->len > 0)
 		o->buf[o->n < o->len ? o->n : o->len - 1] = '\0';
@@ -294,28 +319,19 @@ static size_t finish(struct out *o)
 
 size_t gnmi_path_format(const struct gnmi_path *p, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct gnmi_path_out o = { buf, len, 0 };
 
-	if (p->origin && p->origin[0] != '\0') {
-		put_escaped(&o, p->origin, "");
-		put(&o, ':');
-	}
-	if (p->n_elem == 0)
-		put(&o, '/');
+	gnmi_path_out_start(&o, p->origin, p->n_elem);
 	for (size_t i = 0; i < p->n_elem; i++) {
 		const struct gnmi_path_elem *e = &p->elem[i];
 
-		put(&o, '/');
-		put_escaped(&o, e->name, "/[]\\");
-		for (size_t k = 0; k < e->n_keys; k++) {
-			put(&o, '[');
-			put_escaped(&o, e->keys[k].name, "/[]\\=");
-			put(&o, '=');
-			put_escaped(&o, e->keys[k].value, "]\\");
-			put(&o, ']');
-		}
+		gnmi_path_out_elem(&o, e->name, strlen(e->name));
+		for (size_t k = 0; k < e->n_keys; k++)
+			gnmi_path_out_key(
+			    &o, e->keys[k].name, strlen(e->keys[k].name),
+			    e->keys[k].value, strlen(e->keys[k].value));
 	}
-	return finish(&o);
+	return gnmi_path_out_end(&o);
 }
 
 char *gnmi_path_string(const struct gnmi_path *p)

@@ -7,6 +7,7 @@
 
 #include "value.h"
 #include "value_int.h"
+#include "path_int.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -14,58 +15,22 @@
 
 /* ---- printing ---- */
 
-struct out {
-	char *buf;
-	size_t len;
-	size_t n;
-};
-
-static void put(struct out *o, char c)
-{
-	if (o->n + 1 < o->len)
-		o->buf[o->n] = c;
-	o->n++;
-}
-
-static void put_span(struct out *o, const char *s, size_t len,
-		     const char *special)
-{
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] != '\0' && strchr(special, s[i]) != NULL)
-			put(o, '\\');
-		put(o, s[i]);
-	}
-}
-
 size_t gnmi_view_format(const struct gnmi_view *v, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct gnmi_path_out o = { buf, len, 0 };
 	size_t n = v->n < GNMI_VIEW_MAX ? v->n : GNMI_VIEW_MAX;
 
-	if (v->origin && v->origin[0] != '\0') {
-		put_span(&o, v->origin, strlen(v->origin), "");
-		put(&o, ':');
-	}
-	if (n == 0)
-		put(&o, '/');
+	gnmi_path_out_start(&o, v->origin, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct gnmi_view_elem *e = &v->elem[i];
 
-		put(&o, '/');
-		put_span(&o, e->name, e->name_len, "/[]\\");
-		for (size_t k = 0; k < e->n_keys; k++) {
-			put(&o, '[');
-			put_span(&o, e->keys[k].name, e->keys[k].name_len,
-				 "/[]\\=");
-			put(&o, '=');
-			put_span(&o, e->keys[k].value, e->keys[k].value_len,
-				 "]\\");
-			put(&o, ']');
-		}
+		gnmi_path_out_elem(&o, e->name, e->name_len);
+		for (size_t k = 0; k < e->n_keys; k++)
+			gnmi_path_out_key(&o, e->keys[k].name,
+					  e->keys[k].name_len, e->keys[k].value,
+					  e->keys[k].value_len);
 	}
-	if (o.len > 0)
-		o.buf[o.n < o.len ? o.n : o.len - 1] = '\0';
-	return o.n;
+	return gnmi_path_out_end(&o);
 }
 
 /* ---- JSON strings ---- */

@@ -14,6 +14,7 @@
 #include "cfg.h"
 #include "clock.h"
 #include "counters.h"
+#include "fmt.h"
 #include "log.h"
 #include "mem.h"
 #include "nic_ethtool.h"
@@ -84,19 +85,6 @@ struct nic_host {
 	bool sysfs_counted; /* unmapped sysfs names counted once */
 	struct log_complaint complaint;
 };
-
-/* snprintf for paths: a path cut short names no file, so callers need
- * not check; returns false if it was cut. */
-static bool pathf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool pathf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < size;
-}
 
 struct nic_host *nic_host_new(const struct nic_host_opts *o)
 {
@@ -234,7 +222,7 @@ static size_t open_dir(struct nic_host *h, struct port *p, const char *dir,
 		    (skip_dups && port_has(p, m.counter)))
 			continue;
 		char path[4400];
-		pathf(path, sizeof path, "%s/%s", dir, e->d_name);
+		fmt_path(path, sizeof path, "%s/%s", dir, e->d_name);
 		int fd = open_attr(path);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE)
@@ -273,27 +261,28 @@ static void read_rate(struct port *p)
 static size_t open_port(struct nic_host *h, struct port *p)
 {
 	char dir[4200];
-	pathf(dir, sizeof dir, "%s/class/infiniband/%s/ports/%u", h->root,
-	      p->sp.dev, p->sp.num);
+	fmt_path(dir, sizeof dir, "%s/class/infiniband/%s/ports/%u", h->root,
+		 p->sp.dev, p->sp.num);
 	char path[4400];
-	pathf(path, sizeof path, "%s/state", dir);
+	fmt_path(path, sizeof path, "%s/state", dir);
 	p->fd_state = open_attr(path);
-	pathf(path, sizeof path, "%s/rate", dir);
+	fmt_path(path, sizeof path, "%s/rate", dir);
 	p->fd_rate = open_attr(path);
 	read_rate(p);
 	p->h_up = resolve_gauge(h, p, FM_C_LINK_UP);
 	p->h_speed = resolve_gauge(h, p, FM_C_LINK_SPEED);
 
 	size_t unmapped = 0;
-	pathf(path, sizeof path, "%s/counters", dir);
+	fmt_path(path, sizeof path, "%s/counters", dir);
 	unmapped += open_dir(h, p, path, false, false);
-	pathf(path, sizeof path, "%s/hw_counters", dir);
+	fmt_path(path, sizeof path, "%s/hw_counters", dir);
 	unmapped += open_dir(h, p, path, true, false);
 	/* Device-level counters belong to the port of a one-port device
 	 * (RoCE functions have one); a name the port has wins. */
 	if (p->sp.dev_ports == 1) {
-		pathf(path, sizeof path, "%s/class/infiniband/%s/hw_counters",
-		      h->root, p->sp.dev);
+		fmt_path(path, sizeof path,
+			 "%s/class/infiniband/%s/hw_counters", h->root,
+			 p->sp.dev);
 		unmapped += open_dir(h, p, path, true, true);
 	}
 	return unmapped;
@@ -307,8 +296,8 @@ static void read_mac(struct nic_host *h, struct port *p)
 	p->mac[0] = '\0';
 	if (!p->sp.netdev[0])
 		return;
-	pathf(path, sizeof path, "%s/class/net/%s/address", h->root,
-	      p->sp.netdev);
+	fmt_path(path, sizeof path, "%s/class/net/%s/address", h->root,
+		 p->sp.netdev);
 	int fd = open_attr(path);
 	if (fd < 0)
 		return;
@@ -331,7 +320,7 @@ static struct nic_ethtool *new_eth(struct nic_host *h, const char *netdev)
 	if (!h->ethtool_dir)
 		return nic_ethtool_new_ioctl(netdev);
 	char path[4200];
-	pathf(path, sizeof path, "%s/%s", h->ethtool_dir, netdev);
+	fmt_path(path, sizeof path, "%s/%s", h->ethtool_dir, netdev);
 	return nic_ethtool_new_file(path);
 }
 
@@ -402,10 +391,10 @@ static void scan(struct nic_host *h)
 		/* A one-port device is its port, as the topology and the
 		 * rules name it ("mlx5_0"); others say which ("mlx5_0/2"). */
 		if (p->sp.dev_ports == 1)
-			pathf(p->label, sizeof p->label, "%s", p->sp.dev);
+			fmt_path(p->label, sizeof p->label, "%s", p->sp.dev);
 		else
-			pathf(p->label, sizeof p->label, "%s/%u", p->sp.dev,
-			      p->sp.num);
+			fmt_path(p->label, sizeof p->label, "%s/%u", p->sp.dev,
+				 p->sp.num);
 		p->port_label = store_intern(h->store, p->label);
 		/* Keep the ethtool reader of a port that stays. */
 		for (size_t j = 0; j < h->n_ports; j++) {

@@ -6,6 +6,7 @@
 
 #include "nic_sysfs.h"
 
+#include "fmt.h"
 #include "log.h"
 #include "mem.h"
 
@@ -21,19 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* snprintf for paths: a path cut short names no file, so callers need
- * not check; returns false if it was cut. */
-static bool pathf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool pathf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < size;
-}
 
 /* Reads a small text attribute whole; returns its length or -errno. */
 static ssize_t read_small(const char *path, char *buf, size_t size)
@@ -89,18 +77,19 @@ static void find_netdev(const char *devdir, unsigned num, char *out)
 {
 	char path[4096];
 	out[0] = '\0';
-	pathf(path, sizeof path, "%s/ports/%u/gid_attrs/ndevs/0", devdir, num);
+	fmt_path(path, sizeof path, "%s/ports/%u/gid_attrs/ndevs/0", devdir,
+		 num);
 	if (read_line(path, out, NIC_SYSFS_NAME_MAX) && plain_name(out))
 		return;
 	out[0] = '\0';
-	pathf(path, sizeof path, "%s/device/net", devdir);
+	fmt_path(path, sizeof path, "%s/device/net", devdir);
 	DIR *d = opendir(path);
 	if (!d)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (plain_name(e->d_name)) {
-			pathf(out, NIC_SYSFS_NAME_MAX, "%s", e->d_name);
+			fmt_path(out, NIC_SYSFS_NAME_MAX, "%s", e->d_name);
 			break;
 		}
 	}
@@ -138,7 +127,7 @@ static void add_port(struct plist *l, const char *dev, unsigned num, bool verbs)
 static void list_dev_ports(struct plist *l, const char *ibdir, const char *dev)
 {
 	char path[4096];
-	pathf(path, sizeof path, "%s/%s/ports", ibdir, dev);
+	fmt_path(path, sizeof path, "%s/%s/ports", ibdir, dev);
 	DIR *d = opendir(path);
 	if (!d)
 		return;
@@ -190,7 +179,7 @@ int nic_sysfs_list_ports(const char *root, bool use_verbs,
 	char ibdir[4096];
 	struct plist l = { 0 };
 	*out = NULL;
-	pathf(ibdir, sizeof ibdir, "%s/class/infiniband", root);
+	fmt_path(ibdir, sizeof ibdir, "%s/class/infiniband", root);
 
 	if (use_verbs)
 		list_verbs(&l);
@@ -212,10 +201,10 @@ int nic_sysfs_list_ports(const char *root, bool use_verbs,
 	for (size_t i = 0; i < l.n; i++) {
 		struct nic_sysfs_port *p = &l.v[i];
 		char devdir[4096], path[4200], ll[32];
-		pathf(devdir, sizeof devdir, "%s/%s", ibdir, p->dev);
+		fmt_path(devdir, sizeof devdir, "%s/%s", ibdir, p->dev);
 		if (!p->from_verbs) {
-			pathf(path, sizeof path, "%s/ports/%u/link_layer",
-			      devdir, p->num);
+			fmt_path(path, sizeof path, "%s/ports/%u/link_layer",
+				 devdir, p->num);
 			p->ethernet = read_line(path, ll, sizeof ll) &&
 				      strcmp(ll, "Ethernet") == 0;
 		}

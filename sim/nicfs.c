@@ -12,6 +12,7 @@
 
 #include "nicfs.h"
 
+#include "fmt.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -147,19 +148,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* snprintf for paths: a path cut short names no file, so callers need
- * not check; returns false if it was cut. */
-static bool pathf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool pathf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < size;
-}
-
 /* mkdir -p; 0 or -errno. */
 static int make_dirs(const char *path)
 {
@@ -263,11 +251,11 @@ static void make_rdma_attrs(const struct sim_port *p, const char *base, int *rc)
 					       "ports/1/gid_attrs/types",
 					       "hw_counters" };
 	for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
-		pathf(path, sizeof path, "%s/%s", base, subdirs[i]);
+		fmt_path(path, sizeof path, "%s/%s", base, subdirs[i]);
 		if ((r = make_dirs(path)) < 0 && !*rc)
 			*rc = r;
 	}
-	pathf(path, sizeof path, "%s/device/net/%s", base, p->netdev);
+	fmt_path(path, sizeof path, "%s/device/net/%s", base, p->netdev);
 	if ((r = make_dirs(path)) < 0 && !*rc)
 		*rc = r;
 
@@ -288,18 +276,18 @@ static void make_rdma_attrs(const struct sim_port *p, const char *base, int *rc)
 		{ "ports/1/gid_attrs/types/1", "RoCE v2\n" },
 	};
 	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
-		pathf(path, sizeof path, "%s/%s", base, attrs[i][0]);
+		fmt_path(path, sizeof path, "%s/%s", base, attrs[i][0]);
 		if ((r = put_file(path, attrs[i][1])) < 0 && !*rc)
 			*rc = r;
 	}
-	pathf(path, sizeof path, "%s/node_guid", base);
+	fmt_path(path, sizeof path, "%s/node_guid", base);
 	if ((r = put_file(path, guid)) < 0 && !*rc)
 		*rc = r;
 	char nd[96];
 	snprintf(nd, sizeof nd, "%s\n", p->netdev);
 	for (int i = 0; i < 2; i++) {
-		pathf(path, sizeof path, "%s/ports/1/gid_attrs/ndevs/%d", base,
-		      i);
+		fmt_path(path, sizeof path, "%s/ports/1/gid_attrs/ndevs/%d",
+			 base, i);
 		if ((r = put_file(path, nd)) < 0 && !*rc)
 			*rc = r;
 	}
@@ -309,7 +297,7 @@ static void make_rdma_attrs(const struct sim_port *p, const char *base, int *rc)
 		snprintf(rbuf, sizeof rbuf, "%u Gb/sec (4X)", p->speed);
 		rate = rbuf;
 	}
-	pathf(path, sizeof path, "%s/ports/1/rate", base);
+	fmt_path(path, sizeof path, "%s/ports/1/rate", base);
 	snprintf(nd, sizeof nd, "%s\n", rate);
 	if ((r = put_file(path, nd)) < 0 && !*rc)
 		*rc = r;
@@ -324,29 +312,29 @@ static void make_rdma_counters(struct nf_port *np, const char *base, int *rc)
 
 	for (size_t i = 0;
 	     i < sizeof static_counters / sizeof static_counters[0]; i++) {
-		pathf(path, sizeof path, "%s/ports/1/counters/%s", base,
-		      static_counters[i]);
+		fmt_path(path, sizeof path, "%s/ports/1/counters/%s", base,
+			 static_counters[i]);
 		if ((r = put_fixed(path, 0)) < 0 && !*rc)
 			*rc = r;
 	}
 	for (size_t i = 0; i < sizeof static_hw / sizeof static_hw[0]; i++) {
-		pathf(path, sizeof path, "%s/ports/1/hw_counters/%s", base,
-		      static_hw[i]);
+		fmt_path(path, sizeof path, "%s/ports/1/hw_counters/%s", base,
+			 static_hw[i]);
 		if ((r = put_fixed(path, 0)) < 0 && !*rc)
 			*rc = r;
 	}
 	format_value(buf, 0);
 	for (int i = 0; i < NF__COUNT; i++) {
-		pathf(path, sizeof path, "%s/ports/1/%s/%s", base,
-		      nf_files[i].hw ? "hw_counters" : "counters",
-		      nf_files[i].name);
+		fmt_path(path, sizeof path, "%s/ports/1/%s/%s", base,
+			 nf_files[i].hw ? "hw_counters" : "counters",
+			 nf_files[i].name);
 		np->fd[i] = open_fixed(path, buf, rc);
 		np->last[i] = 0;
 	}
-	pathf(path, sizeof path, "%s/ports/1/state", base);
+	fmt_path(path, sizeof path, "%s/ports/1/state", base);
 	format_text(buf, "4: ACTIVE");
 	np->fd_state = open_fixed(path, buf, rc);
-	pathf(path, sizeof path, "%s/ports/1/phys_state", base);
+	fmt_path(path, sizeof path, "%s/ports/1/phys_state", base);
 	format_text(buf, "5: LinkUp");
 	np->fd_phys = open_fixed(path, buf, rc);
 }
@@ -360,27 +348,27 @@ static void make_netdev(struct nf_port *np, const char *dir, int *rc)
 	char nd[96];
 	int r;
 
-	pathf(base, sizeof base, "%s/%s/sys/class/net/%s", dir, p->node->name,
-	      p->netdev);
+	fmt_path(base, sizeof base, "%s/%s/sys/class/net/%s", dir,
+		 p->node->name, p->netdev);
 	if ((r = make_dirs(base)) < 0 && !*rc)
 		*rc = r;
-	pathf(path, sizeof path, "%s/operstate", base);
+	fmt_path(path, sizeof path, "%s/operstate", base);
 	format_text(buf, "up");
 	np->fd_oper = open_fixed(path, buf, rc);
-	pathf(path, sizeof path, "%s/carrier", base);
+	fmt_path(path, sizeof path, "%s/carrier", base);
 	format_text(buf, "1");
 	np->fd_carrier = open_fixed(path, buf, rc);
-	pathf(path, sizeof path, "%s/speed", base);
+	fmt_path(path, sizeof path, "%s/speed", base);
 	snprintf(nd, sizeof nd, "%u\n", p->speed * 1000);
 	if ((r = put_file(path, nd)) < 0 && !*rc)
 		*rc = r;
-	pathf(path, sizeof path, "%s/mtu", base);
+	fmt_path(path, sizeof path, "%s/mtu", base);
 	if ((r = put_file(path, "4200\n")) < 0 && !*rc)
 		*rc = r;
 	/* the MAC the NIC announces in LLDP (its port id) */
 	snprintf(nd, sizeof nd, "%02x:%02x:%02x:%02x:%02x:%02x\n", p->mac[0],
 		 p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5]);
-	pathf(path, sizeof path, "%s/address", base);
+	fmt_path(path, sizeof path, "%s/address", base);
 	if ((r = put_file(path, nd)) < 0 && !*rc)
 		*rc = r;
 }
@@ -394,13 +382,13 @@ static void make_port(struct sim_nicfs *w, struct nf_port *np, const char *dir,
 	char base[PATH_LEN];
 	int r;
 
-	pathf(base, sizeof base, "%s/%s/sys/class/infiniband/%s", dir, h->name,
-	      p->rdma_dev);
+	fmt_path(base, sizeof base, "%s/%s/sys/class/infiniband/%s", dir,
+		 h->name, p->rdma_dev);
 	make_rdma_attrs(p, base, rc);
 	make_rdma_counters(np, base, rc);
 	make_netdev(np, dir, rc);
 
-	pathf(base, sizeof base, "%s/%s/ethtool", dir, h->name);
+	fmt_path(base, sizeof base, "%s/%s/ethtool", dir, h->name);
 	if ((r = make_dirs(base)) < 0 && !*rc)
 		*rc = r;
 	np->eth_path = xasprintf("%s/%s", base, p->netdev);

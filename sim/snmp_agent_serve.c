@@ -470,7 +470,8 @@ static int try_ports(struct sim_snmp *s, const struct sim_snmp_options *o,
 	return 0;
 }
 
-/* Undoes sim_snmp_new before the library was touched. */
+/* Undoes sim_snmp_new before the library was touched; also the last
+ * step of sim_snmp_free, once the library is shut down. */
 static void free_early(struct sim_snmp *s)
 {
 	if (s->epfd >= 0)
@@ -669,15 +670,5 @@ void sim_snmp_free(struct sim_snmp *s)
 	snmp_agent_unregister(s);
 	snmp_shutdown(APP_NAME);
 	shutdown_agent();
-	if (s->epfd >= 0)
-		close(s->epfd);
-	for (size_t i = 0; i < s->n_sws; i++)
-		free(s->sws[i].ports);
-	free(s->sws);
-	free(s->node_sw);
-	if (s->own_state_dir)
-		remove_tree(s->state_dir);
-	free(s->state_dir);
-	free(s->address);
-	free(s);
+	free_early(s);
 }

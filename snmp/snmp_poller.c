@@ -62,19 +62,6 @@ static int64_t jitter(struct poller *p, int64_t max)
  * Targets.
  */
 
-static void set_down(struct starget *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_down(struct starget *t, const char *fmt, ...)
-{
-	char why[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
-	va_end(ap);
-	health_target_set_up(t->health, false, why);
-}
-
 static struct cfg_snmp *snmp_cfg_dup(const struct cfg_snmp *s)
 {
 	struct cfg_snmp *d = xcalloc(1, sizeof *d);
@@ -336,6 +323,25 @@ static bool choose_profile(struct starget *t)
 	return true;
 }
 
+/* Opens the target's session if open is set, then starts the first
+ * phase the target needs (ident, index or poll). Returns false if the
+ * open failed: the ident phase has then ended in failure. */
+static bool start_first_phase(struct starget *t, bool open)
+{
+	if (open && snmp_target_open(t, false)) {
+		t->phase = PH_IDENT;
+		snmp_phase_end(t, false, NULL);
+		return false;
+	}
+	if (t->need_ident)
+		start_ident(t);
+	else if (t->need_index)
+		start_index(t);
+	else
+		start_poll(t);
+	return true;
+}
+
 static void start_cycle(struct starget *t, int64_t now)
 {
 	t->p->inflight++;
@@ -350,17 +356,7 @@ static void start_cycle(struct starget *t, int64_t now)
 		start_discover(t);
 		return;
 	}
-	if (!t->sess && snmp_target_open(t, false)) {
-		t->phase = PH_IDENT;
-		snmp_phase_end(t, false, NULL);
-		return;
-	}
-	if (t->need_ident)
-		start_ident(t);
-	else if (t->need_index)
-		start_index(t);
-	else
-		start_poll(t);
+	start_first_phase(t, !t->sess);
 }
 
 static void cycle_end(struct starget *t, bool ok)
@@ -431,8 +427,8 @@ static void cycle_end(struct starget *t, bool ok)
 	}
 	wait += jitter(p, wait / 10 + 1);
 	t->t_next = now + wait;
-	set_down(t, "%s: %s (retrying in %.0fs)", phase_names[ph], t->err,
-		 (double)wait / 1e9);
+	health_target_set_down(t->health, "%s: %s (retrying in %.0fs)",
+			       phase_names[ph], t->err, (double)wait / 1e9);
 	log_complain(&t->complaint, LOG_LVL_WARN, "snmp", "%s: %s: %s", t->name,
 		     phase_names[ph], t->err);
 }
@@ -453,17 +449,8 @@ static void advance(struct starget *t)
 		case PH_DISCOVER:
 			snmp_target_close(t);
 			log_debug("snmp", "%s: engine discovered", t->name);
-			if (snmp_target_open(t, false)) {
-				t->phase = PH_IDENT;
-				snmp_phase_end(t, false, NULL);
+			if (!start_first_phase(t, true))
 				continue;
-			}
-			if (t->need_ident)
-				start_ident(t);
-			else if (t->need_index)
-				start_index(t);
-			else
-				start_poll(t);
 			break;
 		case PH_IDENT:
 			t->need_ident = false;
@@ -521,9 +508,9 @@ static struct starget *target_new(struct poller *p, const char *name,
 	t->t_index = now + INDEX_REFRESH_NS;
 	if (c->version == 3 && !c->user) {
 		t->failed_for_good = true;
-		set_down(t, "SNMPv3 needs a user");
+		health_target_set_down(t->health, "SNMPv3 needs a user");
 	} else {
-		set_down(t, "polling");
+		health_target_set_down(t->health, "polling");
 	}
 	return t;
 }
