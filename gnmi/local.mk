@@ -74,6 +74,28 @@ fuzz_fuzz_gnmi_profile_LDADD = $(FABMON_LIBS)
 fuzz_fuzz_gnmi_profile_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 $(fuzz_fuzz_gnmi_wire_OBJECTS) $(fuzz_fuzz_gnmi_profile_OBJECTS): \
 	proto/protoc.stamp
+else
+# Without libFuzzer, the targets replay their corpora as tests.
+check_PROGRAMS += fuzz/replay_gnmi_decode fuzz/replay_gnmi_json \
+	fuzz/replay_gnmi_wire fuzz/replay_gnmi_profile
+TESTS += fuzz/replay_gnmi_decode fuzz/replay_gnmi_json \
+	fuzz/replay_gnmi_wire fuzz/replay_gnmi_profile
+fuzz_replay_gnmi_decode_SOURCES = fuzz/fuzz_gnmi_decode.c fuzz/replay.c
+fuzz_replay_gnmi_decode_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_CORPUS='"gnmi_decode"'
+fuzz_replay_gnmi_decode_LDADD = $(FABMON_LIBS)
+fuzz_replay_gnmi_json_SOURCES = fuzz/fuzz_gnmi_json.c fuzz/replay.c
+fuzz_replay_gnmi_json_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_CORPUS='"gnmi_json"'
+fuzz_replay_gnmi_json_LDADD = $(FABMON_LIBS)
+fuzz_replay_gnmi_wire_SOURCES = fuzz/fuzz_gnmi_wire.c fuzz/replay.c
+fuzz_replay_gnmi_wire_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_CORPUS='"gnmi_wire"'
+fuzz_replay_gnmi_wire_LDADD = $(FABMON_LIBS)
+fuzz_replay_gnmi_profile_SOURCES = fuzz/fuzz_gnmi_profile.c fuzz/replay.c
+fuzz_replay_gnmi_profile_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"gnmi_profile"'
+fuzz_replay_gnmi_profile_LDADD = $(FABMON_LIBS)
+$(fuzz_replay_gnmi_decode_OBJECTS) $(fuzz_replay_gnmi_json_OBJECTS) \
+$(fuzz_replay_gnmi_wire_OBJECTS) $(fuzz_replay_gnmi_profile_OBJECTS): \
+	proto/protoc.stamp
 endif
 TESTS += tests/integration_gnmi_lldp.sh
 EXTRA_DIST += tests/integration_gnmi_lldp.sh
