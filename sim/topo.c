@@ -202,10 +202,7 @@ static int count_rail_ports(struct ytree_ctx *x, struct build *b, unsigned *hp)
 	for (size_t h = 0; h < ht->n_nodes; h++)
 		hp[host_pod(h, ht->n_nodes, pods)]++;
 	if (lt->n_nodes > SIM_TOPO_MAX_PORTS) {
-		ytree_path_cut(x, 0);
-		ytree_path_key(x, "leaves");
-		if (lt->counted)
-			ytree_path_key(x, "count");
+		topo_path_tier(x, lt, "leaves");
 		return ytree_fail_pos(
 		    x, lt->line, lt->col,
 		    "%zu leaves need %zu ports on every spine, "
@@ -215,10 +212,7 @@ static int count_rail_ports(struct ytree_ctx *x, struct build *b, unsigned *hp)
 	for (unsigned p = 0; p < pods; p++) {
 		if (hp[p] + st->n_nodes <= SIM_TOPO_MAX_PORTS)
 			continue;
-		ytree_path_cut(x, 0);
-		ytree_path_key(x, "hosts");
-		if (ht->counted)
-			ytree_path_key(x, "count");
+		topo_path_tier(x, ht, "hosts");
 		return ytree_fail_pos(
 		    x, ht->line, ht->col,
 		    "pod %u has %u hosts: its leaves would need "

@@ -126,6 +126,11 @@ int topo_parse_top(struct ytree_ctx *x, struct spec *s,
 void topo_path_node(struct ytree_ctx *x, const struct spec *s,
 		    const struct spec_node *sn, const char *key);
 
+/* Sets the path to the count of tier t, named key ("leaves", "hosts"):
+ * "key.count" for a counted tier, "key" for a listed one. */
+void topo_path_tier(struct ytree_ctx *x, const struct spec_tier *t,
+		    const char *key);
+
 /* Builds the spec (moved into the topology) or returns NULL. */
 struct sim_topo *topo_build(struct ytree_ctx *x, struct spec *s,
 			    const char *source);

@@ -411,6 +411,15 @@ void topo_path_node(struct ytree_ctx *x, const struct spec *s,
 	}
 }
 
+void topo_path_tier(struct ytree_ctx *x, const struct spec_tier *t,
+		    const char *key)
+{
+	ytree_path_cut(x, 0);
+	ytree_path_key(x, key);
+	if (t->counted)
+		ytree_path_key(x, "count");
+}
+
 static bool before(unsigned l1, unsigned c1, unsigned l2, unsigned c2)
 {
 	return l1 < l2 || (l1 == l2 && c1 < c2);
@@ -470,10 +479,7 @@ static int check_rails(struct ytree_ctx *x, struct spec *s)
 		    s->nics, s->nics, leaves);
 	}
 	if (leaves % s->nics) {
-		ytree_path_cut(x, 0);
-		ytree_path_key(x, "leaves");
-		if (lt->counted)
-			ytree_path_key(x, "count");
+		topo_path_tier(x, lt, "leaves");
 		return ytree_fail_pos(
 		    x, lt->line, lt->col,
 		    "%zu leaves do not make pods of %u rails (one "
