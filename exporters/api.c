@@ -237,6 +237,19 @@ int api_put_bad_request(struct buf *out, const char *fmt, ...)
 	return out->failed ? -ENOMEM : 400;
 }
 
+int api_param_once(const struct api_param *p, size_t i, struct buf *out)
+{
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(p[j].key, p[i].key) == 0)
+			return api_put_bad_request(
+			    out, "parameter '%.64s' given more than once",
+			    p[i].key);
+	if (!p[i].value || !*p[i].value)
+		return api_put_bad_request(
+		    out, "parameter '%.64s' has no value", p[i].key);
+	return 0;
+}
+
 /* A 400 response naming the problem, the reason not cut (it may quote a
  * whole parameter); returns 400 or -ENOMEM. */
 static int bad_request(struct buf *out, const char *fmt, ...)
@@ -266,14 +279,9 @@ static int check_params(const struct api_param *p, size_t n,
 		if (!known)
 			return bad_request(out, "unknown parameter '%s'",
 					   p[i].key);
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(p[i].key, p[j].key) == 0)
-				return bad_request(
-				    out, "parameter '%s' given more than once",
-				    p[i].key);
-		if (!p[i].value || !*p[i].value)
-			return bad_request(out, "parameter '%s' has no value",
-					   p[i].key);
+		int rc = api_param_once(p, i, out);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -80,4 +80,9 @@ void api_put_error(struct buf *out, const char *reason);
 int api_put_bad_request(struct buf *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The check every query makes of its parameter p[i]: its key is not one
+ * of p[0..i-1] and it has a value. 0, or a 400 response written to out
+ * (the key quoted up to 64 bytes) and its status (or -ENOMEM). */
+int api_param_once(const struct api_param *p, size_t i, struct buf *out);
+
 #endif

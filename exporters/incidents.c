@@ -130,16 +130,9 @@ int incidents_api_incidents(struct rules *r, const struct api_param *params,
 	bool active = true, recent = true;
 	for (size_t i = 0; i < n_params; i++) {
 		const char *k = params[i].key, *v = params[i].value;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(params[j].key, k) == 0)
-				return api_put_bad_request(
-				    out,
-				    "parameter '%s' given more "
-				    "than once",
-				    k);
-		if (!v || !*v)
-			return api_put_bad_request(
-			    out, "parameter '%s' has no value", k);
+		int rc = api_param_once(params, i, out);
+		if (rc)
+			return rc;
 		if (strcmp(k, "kind") == 0) {
 			if ((kind = kind_by_name(v)) < 0)
 				return api_put_bad_request(

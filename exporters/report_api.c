@@ -262,16 +262,9 @@ int report_api_serve(struct report *rep, const struct api_param *params,
 	unsigned top = REPORT_API_TOP_DEFAULT;
 	for (size_t i = 0; i < n_params; i++) {
 		const char *k = params[i].key, *v = params[i].value;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(params[j].key, k) == 0)
-				return api_put_bad_request(
-				    out,
-				    "parameter '%.32s' given more "
-				    "than once",
-				    k);
-		if (!v || !*v)
-			return api_put_bad_request(
-			    out, "parameter '%.32s' has no value", k);
+		int rc = api_param_once(params, i, out);
+		if (rc)
+			return rc;
 		if (strcmp(k, "from") == 0 || strcmp(k, "to") == 0) {
 			int64_t t;
 			if (rfc3339_parse(v, &t) < 0)

@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "fabmond.h"
 #include "http.h"
+#include "incidents.h"
 #include "report_api.h"
 #include "rfc3339.h"
 #include "rules_fixture.h"
@@ -363,6 +364,55 @@ START_TEST(test_bad_parameters)
 END_TEST
 
 /* The window: buckets and resolved incidents older than it go. */
+/* The report's and the incidents' queries word a repeated or an empty
+ * parameter alike (one api_param_once), the key cut at 64 bytes. */
+START_TEST(test_parameter_errors_read_alike)
+{
+	static const char long_key[] =
+	    "k123456789012345678901234567890123456789012345678901234567890123"
+	    "tail";
+	const struct api_param twice[] = { { "from", "1" }, { "from", "2" } };
+	const struct api_param kinds[] = { { "kind", "pfc_storm" },
+					   { "kind", "incast" } };
+	const struct api_param empty[] = { { "top", "" } };
+	const struct api_param no_value[] = { { "state", NULL } };
+	const struct api_param longer[] = { { long_key, "" } };
+	struct {
+		bool report;
+		const struct api_param *p;
+		size_t n;
+		const char *want;
+	} cases[] = {
+		{ true, twice, 2, "parameter 'from' given more than once" },
+		{ false, kinds, 2, "parameter 'kind' given more than once" },
+		{ true, empty, 1, "parameter 'top' has no value" },
+		{ false, no_value, 1, "parameter 'state' has no value" },
+		{ true, longer, 1,
+		  "parameter "
+		  "'k1234567890123456789012345678901234567890123456789012345678"
+		  "9"
+		  "0123' has no value" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct buf b;
+		buf_init(&b);
+		int st = cases[i].report
+			     ? report_api_serve(NULL, cases[i].p, cases[i].n,
+						&b, BASE_NS)
+			     : incidents_api_incidents(NULL, cases[i].p,
+						       cases[i].n, &b);
+		ck_assert_int_eq(st, 400);
+		json_t *doc = json_loadb(b.data, b.len, 0, NULL);
+		ck_assert_ptr_nonnull(doc);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(doc, "error")),
+		    cases[i].want);
+		json_decref(doc);
+		buf_fini(&b);
+	}
+}
+END_TEST
+
 START_TEST(test_window_eviction)
 {
 	storm_fabric();
@@ -662,6 +712,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_ecn_before_pfc);
 	tcase_add_test(tc, test_ecn_marking_passes);
 	tcase_add_test(tc, test_bad_parameters);
+	tcase_add_test(tc, test_parameter_errors_read_alike);
 	tcase_add_test(tc, test_window_eviction);
 	tcase_add_test(tc, test_records_bound);
 	tcase_add_test(tc, test_memory_1000_switches);
