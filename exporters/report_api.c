@@ -267,7 +267,15 @@ int report_api_serve(struct report *rep, const struct api_param *params,
 			return rc;
 		if (strcmp(k, "from") == 0 || strcmp(k, "to") == 0) {
 			int64_t t;
-			if (rfc3339_parse(v, &t) < 0)
+			int prc = rfc3339_parse(v, &t);
+			if (prc == -ERANGE)
+				return api_put_bad_request(
+				    out,
+				    "%s: '%.64s' is later than "
+				    "2262-04-11T23:47:16Z, the last time "
+				    "fabmond counts",
+				    k, v);
+			if (prc < 0)
 				return api_put_bad_request(
 				    out,
 				    "%s: '%.64s' is not an RFC 3339 "

@@ -82,6 +82,16 @@ static bool fraction(const char **s, int64_t *ns)
 	return n > 0 && n <= 9;
 }
 
+/* sec seconds and frac ns (0 <= frac < 1e9) as ns, or -ERANGE past
+ * INT64_MAX. */
+static int to_ns(int64_t sec, int64_t frac, int64_t *out)
+{
+	if (sec > (INT64_MAX - frac) / NS_PER_S)
+		return -ERANGE;
+	*out = sec * NS_PER_S + frac;
+	return 0;
+}
+
 int rfc3339_parse(const char *s, int64_t *out)
 {
 	if (!s || !*s || strlen(s) > 40)
@@ -99,8 +109,7 @@ int rfc3339_parse(const char *s, int64_t *out)
 		int64_t frac;
 		if (!fraction(&p, &frac) || *p)
 			return -EINVAL;
-		*out = sec * NS_PER_S + frac;
-		return 0;
+		return to_ns(sec, frac, out);
 	}
 	int y, mo, d, h, mi, se;
 	if (strlen(s) < 20 || !digits(p, 4, &y) || p[4] != '-' ||
@@ -136,6 +145,5 @@ int rfc3339_parse(const char *s, int64_t *out)
 	    days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
 	if (t < 0)
 		return -EINVAL;
-	*out = t * NS_PER_S + frac;
-	return 0;
+	return to_ns(t, frac, out);
 }

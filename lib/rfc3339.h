@@ -28,7 +28,9 @@ char *rfc3339_format(int64_t ns, char *buf);
  * Parses an RFC 3339 date-time (fraction up to 9 digits, "Z" or an
  * offset; ' ' is taken for a '+' that came unescaped through a query
  * string) or epoch seconds ("1700000000", "1700000000.25") into ns.
- * Times before 1970 are refused. 0 or -EINVAL.
+ * Times before 1970 are refused (-EINVAL); times past what 64-bit
+ * nanoseconds hold (2262-04-11T23:47:16.854775807Z) are -ERANGE. 0,
+ * -EINVAL or -ERANGE.
  */
 int rfc3339_parse(const char *s, int64_t *ns);
 

@@ -165,6 +165,20 @@ START_TEST(test_parse_time)
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		ck_assert_msg(rfc3339_parse(bad[i], &t) == -EINVAL,
 			      "accepted '%s'", bad[i]);
+	/* Past 64-bit nanoseconds: refused as such, never wrapped. */
+	const char *late[] = {
+		"18446744074",		"99999999999",
+		"9223372037",		"2263-01-01T00:00:00Z",
+		"2262-04-11T23:47:17Z", "2262-04-11T23:47:16.854775808Z"
+	};
+	for (size_t i = 0; i < sizeof late / sizeof *late; i++)
+		ck_assert_msg(rfc3339_parse(late[i], &t) == -ERANGE,
+			      "accepted '%s'", late[i]);
+	ck_assert_int_eq(rfc3339_parse("2262-04-11T23:47:16.854775807Z", &t),
+			 0);
+	ck_assert(t == INT64_MAX);
+	ck_assert_int_eq(rfc3339_parse("9223372036.854775807", &t), 0);
+	ck_assert(t == INT64_MAX);
 }
 END_TEST
 
@@ -345,6 +359,8 @@ START_TEST(test_bad_parameters)
 		{ "since", "1", NULL, NULL },
 		{ "from", "1", "from", "2" },
 		{ "from", "", NULL, NULL },
+		{ "from", "0", "to", "18446744074" },
+		{ "from", "99999999999", NULL, NULL },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		json_t *doc = query(&st, cases[i][0], cases[i][1], cases[i][2],
