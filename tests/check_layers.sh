@@ -27,42 +27,43 @@ copy_tree() {
 	chmod -R u+w "$WORK/tree"
 }
 
+# expect_named CHECK PATTERN WHAT: CHECK (a script) must fail on the
+# planted tree and name the place with a line matching PATTERN.
+expect_named() {
+	if "$1" "$WORK/tree" >"$WORK/planted.log" 2>&1; then
+		fail "$3 passed"
+	fi
+	grep -q "$2" "$WORK/planted.log" ||
+		fail "not named: $(cat "$WORK/planted.log")"
+}
+
 # The rule engine reaching up into the exporters it feeds.
 copy_tree
 n=$(($(wc -l <"$WORK/tree/rules/rules.c") + 1))
 echo '#include "http.h"' >>"$WORK/tree/rules/rules.c"
-if "$layers" "$WORK/tree" >"$WORK/planted.log" 2>&1; then
-	fail "an include of exporters/http.h in rules/ passed"
-fi
-grep -q "^rules/rules.c:$n: includes \"http.h\" from exporters/" \
-	"$WORK/planted.log" || fail "not named: $(cat "$WORK/planted.log")"
+expect_named "$layers" "^rules/rules.c:$n: includes \"http.h\" from exporters/" \
+	"an include of exporters/http.h in rules/"
 pass "rules/ including an exporters/ header fails, named by file:line"
 
 # A utility reaching into the core.
 copy_tree
 sed -i '1i #include "store.h"' "$WORK/tree/lib/mem.c"
-"$layers" "$WORK/tree" >"$WORK/planted.log" 2>&1 &&
-	fail "an include of core/store.h in lib/ passed"
-grep -q '^lib/mem.c:1: includes "store.h" from core/' "$WORK/planted.log" ||
-	fail "not named: $(cat "$WORK/planted.log")"
+expect_named "$layers" '^lib/mem.c:1: includes "store.h" from core/' \
+	"an include of core/store.h in lib/"
 pass "lib/ including a core/ header fails"
 
 # fabtop is a client of the HTTP API: the daemon's headers are not its.
 copy_tree
 sed -i '1i #include "cfg.h"' "$WORK/tree/fabtop/canvas.c"
-"$layers" "$WORK/tree" >"$WORK/planted.log" 2>&1 &&
-	fail "an include of core/cfg.h in fabtop/ passed"
-grep -q '^fabtop/canvas.c:1: includes "cfg.h" from core/' "$WORK/planted.log" ||
-	fail "not named: $(cat "$WORK/planted.log")"
+expect_named "$layers" '^fabtop/canvas.c:1: includes "cfg.h" from core/' \
+	"an include of core/cfg.h in fabtop/"
 pass "fabtop/ including the daemon's config header fails"
 
 # Two headers of one name make an include ambiguous.
 copy_tree
 cp "$WORK/tree/core/store.h" "$WORK/tree/rules/store.h"
-"$layers" "$WORK/tree" >"$WORK/planted.log" 2>&1 &&
-	fail "a header name in two folders passed"
-grep -q "store.h: header name also in" "$WORK/planted.log" ||
-	fail "not named: $(cat "$WORK/planted.log")"
+expect_named "$layers" "store.h: header name also in" \
+	"a header name in two folders"
 pass "a header name in two product folders fails"
 
 # A function of 151 lines and a file of 1,201 lines.
@@ -76,10 +77,8 @@ copy_tree
 	done
 	printf '\treturn 0;\n}\n'
 } >>"$WORK/tree/lib/mem.c"
-"$sizes" "$WORK/tree" >"$WORK/planted.log" 2>&1 &&
-	fail "a 152-line function passed"
-grep -q "^lib/mem.c:[0-9]*: check_layers_long() is 152 lines" \
-	"$WORK/planted.log" || fail "not named: $(cat "$WORK/planted.log")"
+expect_named "$sizes" "^lib/mem.c:[0-9]*: check_layers_long() is 152 lines" \
+	"a 152-line function"
 pass "a function over 150 lines fails, named by file:line"
 copy_tree
 i=0
@@ -87,9 +86,7 @@ while [ $i -lt 1201 ]; do
 	echo "/* line */"
 	i=$((i + 1))
 done >"$WORK/tree/core/long.h"
-"$sizes" "$WORK/tree" >"$WORK/planted.log" 2>&1 &&
-	fail "a 1,201-line file passed"
-grep -q "^core/long.h:1: 1201 lines" "$WORK/planted.log" ||
-	fail "not named: $(cat "$WORK/planted.log")"
+expect_named "$sizes" "^core/long.h:1: 1201 lines" \
+	"a 1,201-line file"
 pass "a file over 1,200 lines fails"
 echo "# $CHECKS_PASSED checks passed"
