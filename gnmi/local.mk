@@ -9,7 +9,7 @@ libfabmon_gnmi_a_SOURCES = \
 	gnmi/wire.c gnmi/wire.h \
 	gnmi/gnmi_cfg.c gnmi/gnmi_cfg.h \
 	gnmi/profile.c gnmi/profile.h gnmi/profile_int.h \
-	gnmi/mapper.c \
+	gnmi/mapper.c gnmi/objmap.c gnmi/objmap.h \
 	gnmi/lldp.c gnmi/lldp.h \
 	gnmi/client.c gnmi/client.h gnmi/client_int.h \
 	gnmi/client_target.c gnmi/client_thread.c
