@@ -12,7 +12,7 @@ libfabmon_gnmi_a_SOURCES = \
 	gnmi/mapper.c gnmi/objmap.c gnmi/objmap.h \
 	gnmi/lldp.c gnmi/lldp.h \
 	gnmi/client.c gnmi/client.h gnmi/client_int.h \
-	gnmi/client_target.c gnmi/client_thread.c
+	gnmi/client_target.c gnmi/client_thread.c gnmi/client_objects.c
 libfabmon_gnmi_a_CPPFLAGS = $(GNMI_CPPFLAGS)
 libfabmon_gnmi_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(GRPC_CFLAGS) \
 	$(PROTOBUFC_CFLAGS)
