@@ -17,6 +17,13 @@
  * Handles are resolved lazily and again when the store answers -ESTALE
  * (the owner's series were withdrawn) or after gnmi_mapper_reset().
  *
+ * Name maps: with an objmap (gnmi/objmap.h), a leaf directly under a
+ * map's path is one of its fields and goes to the objmap (or is
+ * rejected), before the cache; an element that names a map's object
+ * matches the ids the objmap holds. Cache entries whose outcome
+ * depended on a map carry the objmap's generation and are matched again
+ * when it moved, so a map change re-resolves them once.
+ *
  * Ownership: the mapper owns its cache and key arena, and borrows the
  * profile and the store, which must outlive it.
  */

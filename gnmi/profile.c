@@ -31,8 +31,14 @@
  * matches leaves against these patterns, is the module's other half,
  * gnmi/mapper.c; the compiled structs both read are in profile_int.h.
  *
- * Ownership: the profile owns its patterns, mappings and default
- * subscriptions; the mapper owns its cache and key arena, and borrows
+ * Name maps (maps:) are read before the mappings: each has a field
+ * pattern compiled like an element (captures only), a fixed
+ * subscription path and an objects path with one {name} element; a
+ * mapping element that is exactly {name} compiles to an object
+ * reference (GP_TEXT_OBJ) that brings the map's captures with it.
+ *
+ * Ownership: the profile owns its patterns, mappings, name maps and
+ * default subscriptions; the mapper owns its cache and key arena, and borrows
  * the profile and the store, which must outlive it.
  */
 #include "config.h"

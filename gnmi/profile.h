@@ -8,9 +8,10 @@
  * path patterns with captures ({port}, {priority}, {queue}) to a
  * canonical counter (core/counters.h), with the unit conversion
  * (scale), the counter width and, for fields with a value vocabulary
- * (PFC_WD_STATUS "stormed"/"operational"), a value map. Adding a switch
- * vendor means adding a profile, not C code. doc/profiles.md describes
- * the format.
+ * (PFC_WD_STATUS "stormed"/"operational"), a value map; and its name
+ * maps, through which counters published per object id resolve to a
+ * port and index. Adding a switch vendor means adding a profile, not C
+ * code. doc/profiles.md describes the format.
  *
  * A mapper belongs to one target's stream (one thread at a time). It
  * walks each notification (gnmi_value.h), matches each leaf, resolves
