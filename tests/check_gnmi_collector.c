@@ -15,12 +15,14 @@
 #include "collector.h"
 #include "fabmond.h"
 #include "health.h"
+#include "log.h"
 #include "store.h"
 #include "target.h"
 
 #include <check.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -722,6 +724,76 @@ START_TEST(test_a_new_pg_in_the_map_is_subscribed)
 }
 END_TEST
 
+/* Lines of file that contain text. */
+static int lines_with(const char *file, const char *text)
+{
+	FILE *f = fopen(file, "r");
+	char line[1024];
+	int n = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* The map sent again (same ids, another order, another field moved
+ * to a listed id) does not resubscribe the objects; a change that
+ * adds two PGs at once resubscribes once. */
+START_TEST(test_objects_resubscribe_only_when_the_ids_change)
+{
+	char logf[128];
+	snprintf(logf, sizeof logf, "%s/log", tmpdir);
+	int fd = open(logf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	log_set_fd(fd);
+	start_pg_target("{\"Ethernet0:3\":\"" PG_E0_3 "\","
+			"\"Ethernet4:3\":\"" PG_E4_3 "\"}");
+	start_collector(load_cfg(pg_cfg, gnmi_target_port(tgt)));
+	WAIT_FOR(value_is("sonic1", "Ethernet4", FM_C_PG_DROPS, 3, 403),
+		 "the PG drops did not arrive");
+	static const char *const same[] = {
+		"{\"Ethernet4:3\":\"" PG_E4_3 "\","
+		"\"Ethernet0:3\":\"" PG_E0_3 "\"}",
+		"{\"Ethernet0:3\":\"" PG_E0_3 "\","
+		"\"Ethernet4:3\":\"" PG_E4_3 "\","
+		"\"Ethernet12:3\":\"" PG_E4_3 "\"}",
+	};
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(
+		    gnmi_target_set_json(tgt, "COUNTERS_PG_NAME_MAP", same[i]),
+		    0);
+		gnmi_target_tick(tgt, T0 + (i + 1) * NS_PER_S);
+	}
+	/* Ethernet12:3 names a listed id: mapped once the map says so. */
+	set_pg(PG_E4_3, 410);
+	gnmi_target_tick(tgt, T0 + 10 * NS_PER_S);
+	WAIT_FOR(value_is("sonic1", "Ethernet12", FM_C_PG_DROPS, 3, 410) ||
+		     value_is("sonic1", "Ethernet4", FM_C_PG_DROPS, 3, 410),
+		 "the moved field's PG did not update");
+	ck_assert_int_eq(lines_with(logf, "subscribing again"), 0);
+	ck_assert_int_eq(
+	    gnmi_target_set_json(tgt, "COUNTERS_PG_NAME_MAP",
+				 "{\"Ethernet0:3\":\"" PG_E0_3 "\","
+				 "\"Ethernet4:3\":\"" PG_E4_3 "\","
+				 "\"Ethernet8:3\":\"" PG_E8_3 "\","
+				 "\"Ethernet8:4\":\"oid:0x1a0000000003a3\"}"),
+	    0);
+	set_pg("oid:0x1a0000000003a3", 104);
+	gnmi_target_tick(tgt, T0 + 11 * NS_PER_S);
+	WAIT_FOR(value_is("sonic1", "Ethernet8", FM_C_PG_DROPS, 3, 103) &&
+		     value_is("sonic1", "Ethernet8", FM_C_PG_DROPS, 4, 104),
+		 "the new PGs' drops did not arrive");
+	ck_assert_int_eq(lines_with(logf, "[pg objects]: 4 objects now: "
+					  "subscribing again"),
+			 1);
+	ck_assert_int_eq(lines_with(logf, "subscribing again"), 1);
+	log_set_fd(2);
+	close(fd);
+}
+END_TEST
+
 START_TEST(test_unsupported_encoding_is_reported)
 {
 	struct gnmi_target_options o;
@@ -974,6 +1046,7 @@ static Suite *gnmi_collector_suite(void)
 	tcase_add_test(tc, test_helper_stream_failure_leaves_the_switch_up);
 	tcase_add_test(tc, test_sonic_pg_drops_resolve_through_the_name_map);
 	tcase_add_test(tc, test_a_new_pg_in_the_map_is_subscribed);
+	tcase_add_test(tc, test_objects_resubscribe_only_when_the_ids_change);
 	tcase_add_test(tc, test_unsupported_encoding_is_reported);
 	tcase_add_test(
 	    tc, test_refused_sample_interval_is_reported_not_hot_retried);
