@@ -6,14 +6,17 @@
  * Besides memory errors and leaks (the build adds ASan and UBSan), it
  * checks the loader's contract: a failed load leaves exactly one line of
  * message, a successful one none. An accepted profile then maps a fixed
- * SubscribeResponse (OpenConfig, Arista PFC, SONiC JSON leaves and a
- * delete, read in place by gnmi_wire) into a fresh store twice, which
- * runs its captures, globs, value maps and scales against real paths.
+ * SubscribeResponse (OpenConfig, Arista PFC, SONiC JSON leaves, a name
+ * map with good and bad fields and an object, and a delete, read in
+ * place by gnmi_wire) into a fresh store twice, with an objmap when it
+ * has maps, which runs its captures, globs, value maps, scales and
+ * object references against real paths.
  * Seeds: fuzz/corpus/gnmi_profile/ (the shipped profiles).
  */
 #include "config.h"
 
 #include "gnmi.pb-c.h"
+#include "objmap.h"
 #include "path.h"
 #include "profile.h"
 #include "store.h"
@@ -55,6 +58,13 @@ static void build_message(void)
 		  "\"PFC_WD_STATUS\": \"stormed\"}" },
 		{ "/COUNTERS/Ethernet68:3",
 		  "{\"SAI_QUEUE_STAT_PACKETS\": \"1\"}" },
+		/* A name map (good and bad fields) and an object. */
+		{ "/COUNTERS_PG_NAME_MAP",
+		  "{\"Ethernet68:3\": \"oid:0x1a1\", \"Ethernet68\": "
+		  "\"oid:0x1a2\", \"Ethernet68:4\": 7}" },
+		{ "/COUNTERS/oid:0x1a1",
+		  "{\"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS\": "
+		  "\"4\"}" },
 	};
 	enum { N = sizeof leaves / sizeof leaves[0] };
 	Gnmi__SubscribeResponse r = GNMI__SUBSCRIBE_RESPONSE__INIT;
@@ -107,11 +117,14 @@ static void build_message(void)
 static void exercise(const struct gnmi_profile *p)
 {
 	struct store *st = store_new(NULL);
+	size_t n_maps = gnmi_profile_maps(p);
+	struct gnmi_objmap *om = n_maps ? gnmi_objmap_new(n_maps) : NULL;
 	struct gnmi_mapper_opts o = {
 		.store = st,
 		.owner = store_intern(st, "target"),
 		.device = store_intern(st, "device"),
 		.interval_ms = 1000,
+		.objmap = om,
 	};
 	struct gnmi_mapper *m = gnmi_mapper_new(p, &o);
 	struct gnmi_apply_stats s = { 0 };
@@ -125,7 +138,18 @@ static void exercise(const struct gnmi_profile *p)
 		if (gnmi_mapper_apply_wire(m, message, message_len, &s, NULL) !=
 		    0)
 			abort();
+	for (size_t i = 0; i < n_maps; i++) {
+		size_t n_obj;
+		const char *const *ids = gnmi_objmap_objects(om, i, &n_obj);
+		for (size_t k = 0; k < n_obj; k++) {
+			struct gnmi_path *op =
+			    gnmi_profile_map_object_path(p, i, ids[k]);
+			gnmi_path_clear(op);
+			free(op);
+		}
+	}
 	gnmi_mapper_free(m);
+	gnmi_objmap_unref(om);
 	store_free(st);
 }
 

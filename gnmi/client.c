@@ -35,6 +35,7 @@
 #include "lldp.h"
 #include "log.h"
 #include "mem.h"
+#include "objmap.h"
 #include "pack.h"
 #include "profile.h"
 #include "store.h"
@@ -208,6 +209,8 @@ static void start_subscribe(struct gtarget *t)
 	t->call = grpc_channel_create_call(
 	    t->ch, NULL, GRPC_PROPAGATE_DEFAULTS, t->th->cq, method, NULL,
 	    gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+	if (t->is_objects)
+		client_objects_take(t);
 	t->send_bb = client_subscribe_request(t);
 	t->state = GS_STREAM;
 	t->last_msg_ns = mono_ns();
@@ -444,6 +447,8 @@ static void caps_done(struct gtarget *t, grpc_status_code st,
 			goto out;
 		}
 		t->encoding_known = true;
+		if (t->is_objects) /* (for the count logged) */
+			client_objects_take(t);
 		log_info("gnmi", "%s: subscribing (%s, %s encoding, %zu paths)",
 			 t->name,
 			 t->cfg->mode == CFG_GNMI_ONCE	 ? "once"
@@ -494,6 +499,19 @@ static void handle_response(struct gtarget *t, const uint8_t *data, size_t len)
 		if (st.bad)
 			health_target_count(t->health, HEALTH_C_DECODE_ERRORS,
 					    st.bad);
+		if (st.map_rejected) {
+			/* A name map field fabmon cannot read. */
+			health_target_count(t->health, HEALTH_C_DECODE_ERRORS,
+					    st.map_rejected);
+			log_complain(&t->decode_complaint, LOG_LVL_WARN, "gnmi",
+				     "%s: %llu name map fields rejected (field "
+				     "names the map's key does not parse, or "
+				     "values that are not object ids)",
+				     t->name,
+				     (unsigned long long)st.map_rejected);
+		}
+		if (t->objmap)
+			client_objects_notify(t);
 		break;
 	case GNMI_WIRE_SYNC:
 		if (info.sync_response) {
@@ -588,7 +606,14 @@ static void call_finished(struct gtarget *t)
 		return;
 	}
 
-	if (watchdog) {
+	if (t->resubscribing) {
+		/* An objects stream whose set changed: subscribe again
+		 * now (not a failure). */
+		t->resubscribing = false;
+		connecting_done(t);
+		t->state = GS_IDLE;
+		set_timer(t, mono_ns());
+	} else if (watchdog) {
 		/* Silent stream: resubscribe now on the same channel. */
 		health_target_count(t->health, HEALTH_C_RECONNECTS, 1);
 		log_warn("gnmi", "%s: no message for %llds: resubscribing",

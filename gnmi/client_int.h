@@ -31,6 +31,12 @@
 #define CONNECT_CAP_WAIT_NS (100 * NS_PER_MS)
 #define PEM_MAX_BYTES	    (1024 * 1024)
 #define KEEPALIVE_MS	    300000 /* targets' default ping policy allows it */
+/* Objects streams: a change of the object set is served once the map
+ * has been quiet OBJ_QUIET_NS, at least OBJ_MIN_GAP_NS after the last
+ * Subscribe, and at most OBJ_MAX_DELAY_NS after the first change. */
+#define OBJ_QUIET_NS	 (1 * NS_PER_S)
+#define OBJ_MIN_GAP_NS	 (5 * NS_PER_S)
+#define OBJ_MAX_DELAY_NS (30 * NS_PER_S)
 
 enum op {
 	OP_CAPS,    /* the whole Capabilities call */
@@ -81,7 +87,21 @@ struct gtarget {
 	struct health_target *health;
 	struct gnmi_profile *profile;
 	struct gnmi_mapper *mapper;
-	struct gnmi_lldp *lldp;	  /* its LLDP neighbours; NULL: no table */
+	struct gnmi_lldp *lldp; /* its LLDP neighbours; NULL: no table */
+	/* The switch's name maps (gnmi/objmap.h), shared by its streams,
+	 * a reference each; NULL if the profile has none. seen_set_gen:
+	 * the object set this stream last told the objects streams of. */
+	struct gnmi_objmap *objmap;
+	uint64_t seen_set_gen;
+	/* An objects stream (client_objects.c): it subscribes to the
+	 * objects of name map obj_map, one path each, and subscribes
+	 * again when their set changes (debounced). */
+	bool is_objects;
+	bool resubscribing; /* its call is cancelled to resubscribe */
+	size_t obj_map;
+	uint64_t obj_set_gen;	  /* the set its subscription lists */
+	int64_t obj_pending_ns;	  /* first unserved change, 0: none */
+	int64_t obj_last_sub_ns;  /* when it last subscribed */
 	struct gnmi_arena *arena; /* for the Capabilities answer */
 	char *prefix_target;	  /* "" if none */
 	struct gsub *subs;
@@ -237,6 +257,23 @@ grpc_channel *client_make_channel(struct gtarget *t);
  * username), and its release. */
 void client_fill_metadata(struct gtarget *t);
 void client_clear_metadata(struct gtarget *t);
+/* The gtarget of name map i's objects for device name (main thread),
+ * sharing main's objmap: idle until the map lists objects. */
+struct gtarget *client_objects_target(struct gnmi_col *col, const char *name,
+				      const struct cfg_gnmi *g,
+				      struct gtarget *main, size_t i);
+
+/* client_objects.c (a target's thread) */
+
+/* Rebuilds objects stream t's subscriptions from its map (before a
+ * Subscribe). */
+void client_objects_take(struct gtarget *t);
+/* t's timer fired: connect, resubscribe or stay idle. */
+void client_objects_timer(struct gtarget *t, int64_t now);
+/* After t applied a message: if its switch's object set changed, the
+ * objects streams of the thread that share its objmap are told. */
+void client_objects_notify(struct gtarget *t);
+
 /* Packed SubscribeRequests: t's SubscriptionList, and a Poll. */
 grpc_byte_buffer *client_subscribe_request(struct gtarget *t);
 grpc_byte_buffer *client_poll_request(void);

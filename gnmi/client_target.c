@@ -14,6 +14,7 @@
 #include "lldp.h"
 #include "log.h"
 #include "mem.h"
+#include "objmap.h"
 #include "pack.h"
 #include "profile.h"
 #include "store.h"
@@ -249,6 +250,7 @@ void client_target_free(struct gtarget *t)
 	if (t->ch)
 		grpc_channel_destroy(t->ch);
 	gnmi_mapper_free(t->mapper);
+	gnmi_objmap_unref(t->objmap);
 	gnmi_lldp_free(t->lldp);
 	gnmi_profile_free(t->profile);
 	gnmi_arena_free(t->arena);
@@ -362,6 +364,36 @@ static int64_t sub_watchdog(const struct gsub *s)
 	return w;
 }
 
+/* Adds subscription cs to t: 0, or -1 with t->failed_reason set. */
+static int take_sub(struct gtarget *t, const struct cfg_gnmi_sub *cs,
+		    uint64_t every)
+{
+	char err[512];
+	struct gsub *s = &t->subs[t->n_subs];
+	if (gnmi_path_parse(cs->path, &s->path, err, sizeof err) < 0) {
+		t->failed_reason =
+		    xasprintf("subscription %s: %s", cs->path, err);
+		return -1;
+	}
+	t->n_subs++;
+	if (cs->origin) {
+		free(s->path.origin);
+		s->path.origin = xstrdup(cs->origin);
+	}
+	s->mode = cs->mode;
+	/* Profile subscriptions without an interval take the target's;
+	 * target-defined ones leave it to the target. */
+	s->sample_ns = cs->sample_interval_ns;
+	if (!s->sample_ns && s->mode == CFG_SUB_SAMPLE)
+		s->sample_ns = every;
+	s->heartbeat_ns = cs->heartbeat_interval_ns;
+	s->suppress_redundant = cs->suppress_redundant;
+	int64_t w = sub_watchdog(s);
+	if (w > t->watchdog_ns)
+		t->watchdog_ns = w;
+	return 0;
+}
+
 /* Takes the subscriptions of t's stream (prefix target helper, or
  * NULL for the main one) and their watchdog: 0, or -1 with
  * t->failed_reason set. */
@@ -369,7 +401,6 @@ static int target_take_subs(struct gtarget *t, const struct cfg_gnmi *g,
 			    const char *helper, const char *pname,
 			    uint64_t every)
 {
-	char err[512];
 	const char *own;
 	size_t n_subs;
 	const struct cfg_gnmi_sub *subs =
@@ -382,33 +413,18 @@ static int target_take_subs(struct gtarget *t, const struct cfg_gnmi *g,
 		    pname);
 		return -1;
 	}
-	t->subs = xcalloc(n_subs, sizeof *t->subs);
-	for (size_t i = 0; i < n_subs; i++) {
-		if (!sub_on(&subs[i], own, t->prefix_target))
+	/* The profile's name maps are read whatever the config lists. */
+	size_t n_maps = gnmi_profile_maps(t->profile);
+	t->subs = xcalloc(n_subs + n_maps, sizeof *t->subs);
+	for (size_t i = 0; i < n_subs + n_maps; i++) {
+		const struct cfg_gnmi_sub *cs = i < n_subs ? &subs[i] : NULL;
+		if (!cs)
+			gnmi_profile_map_info(t->profile, i - n_subs, &cs,
+					      NULL);
+		if (!sub_on(cs, own, t->prefix_target))
 			continue;
-		struct gsub *s = &t->subs[t->n_subs];
-		if (gnmi_path_parse(subs[i].path, &s->path, err, sizeof err) <
-		    0) {
-			t->failed_reason =
-			    xasprintf("subscription %s: %s", subs[i].path, err);
+		if (take_sub(t, cs, every) < 0)
 			return -1;
-		}
-		t->n_subs++;
-		if (subs[i].origin) {
-			free(s->path.origin);
-			s->path.origin = xstrdup(subs[i].origin);
-		}
-		s->mode = subs[i].mode;
-		/* Profile subscriptions without an interval take the
-		 * target's; target-defined ones leave it to the target. */
-		s->sample_ns = subs[i].sample_interval_ns;
-		if (!s->sample_ns && s->mode == CFG_SUB_SAMPLE)
-			s->sample_ns = every;
-		s->heartbeat_ns = subs[i].heartbeat_interval_ns;
-		s->suppress_redundant = subs[i].suppress_redundant;
-		int64_t w = sub_watchdog(s);
-		if (w > t->watchdog_ns)
-			t->watchdog_ns = w;
 	}
 	if (t->n_subs == 0) {
 		t->failed_reason =
@@ -458,6 +474,7 @@ static void target_make_mapper(struct gtarget *t, const char *name,
 		.interval_ms = (uint32_t)(every / (uint64_t)NS_PER_MS),
 		.unmapped = unmapped_cb,
 		.ctx = t,
+		.objmap = t->objmap,
 	};
 	if (col->links) {
 		t->lldp = gnmi_lldp_new(col->links, name, "gnmi");
@@ -467,73 +484,149 @@ static void target_make_mapper(struct gtarget *t, const char *name,
 	t->mapper = gnmi_mapper_new(t->profile, &mo);
 }
 
-/*
- * Builds a target (main thread): device name's main stream (helper
- * NULL), or its helper stream for the subscriptions whose prefix
- * target is helper. On a problem that retrying cannot fix (profile,
- * paths, TLS files) the target is still returned, in GS_FAILED, so
- * that its health (or, for a helper, the log) says why.
- */
-static struct gtarget *target_build(struct gnmi_col *col, const char *name,
-				    const struct cfg_gnmi *g,
-				    const char *helper)
+/* A target's common parts: name (as shown), config copy, arena, tags. */
+static struct gtarget *target_alloc(struct gnmi_col *col, char *shown,
+				    const struct cfg_gnmi *g)
 {
 	struct gtarget *t = xcalloc(1, sizeof *t);
 	t->col = col;
-	t->name = helper ? xasprintf("%s [%s]", name, helper) : xstrdup(name);
+	t->name = shown;
 	t->cfg = cfg_gnmi_dup(g);
-	t->health = helper ? NULL : health_target(col->health, name, "gnmi");
 	t->arena = gnmi_arena_new(64 * 1024 * 1024 + 4 * col->max_message);
 	for (int i = 0; i < OP__COUNT; i++)
 		t->tags[i] = (struct tag){ t, (enum op)i };
 	t->state = GS_IDLE;
-
-	uint64_t every =
-	    g->interval_ns ? g->interval_ns : col->global_interval_ns;
-	const char *pname = target_load_profile(t, g);
-	if (!pname || target_take_subs(t, g, helper, pname, every) < 0)
-		goto failed;
-	if (g->mode != CFG_GNMI_STREAM)
-		t->watchdog_ns = 0;
-	t->every_ns = (int64_t)(g->mode == CFG_GNMI_POLL && g->poll_interval_ns
-				    ? g->poll_interval_ns
-				    : every);
-	if (!g->insecure && target_read_tls(t, g, name, helper) < 0)
-		goto failed;
-	target_make_mapper(t, name, every);
-	health_target_set_down(t->health, "connecting");
 	return t;
+}
 
-failed:
+static struct gtarget *target_failed(struct gtarget *t)
+{
 	t->state = GS_FAILED;
 	log_err("gnmi", "%s: cannot collect: %s", t->name, t->failed_reason);
 	health_target_set_down(t->health, "%s", t->failed_reason);
 	return t;
 }
 
+/*
+ * Builds a target (main thread): device name's main stream (helper
+ * NULL), or its helper stream for the subscriptions whose prefix
+ * target is helper. The main stream makes the switch's objmap if its
+ * profile has name maps; helpers share it (share). On a problem that
+ * retrying cannot fix (profile, paths, TLS files) the target is still
+ * returned, in GS_FAILED, so that its health (or, for a helper, the
+ * log) says why.
+ */
+static struct gtarget *target_build(struct gnmi_col *col, const char *name,
+				    const struct cfg_gnmi *g,
+				    const char *helper,
+				    struct gnmi_objmap *share)
+{
+	struct gtarget *t = target_alloc(
+	    col, helper ? xasprintf("%s [%s]", name, helper) : xstrdup(name),
+	    g);
+	t->health = helper ? NULL : health_target(col->health, name, "gnmi");
+
+	uint64_t every =
+	    g->interval_ns ? g->interval_ns : col->global_interval_ns;
+	const char *pname = target_load_profile(t, g);
+	if (!pname)
+		return target_failed(t);
+	if (share) {
+		t->objmap = share;
+		gnmi_objmap_ref(share);
+	} else if (gnmi_profile_maps(t->profile)) {
+		t->objmap = gnmi_objmap_new(gnmi_profile_maps(t->profile));
+	}
+	if (target_take_subs(t, g, helper, pname, every) < 0)
+		return target_failed(t);
+	if (g->mode != CFG_GNMI_STREAM)
+		t->watchdog_ns = 0;
+	t->every_ns = (int64_t)(g->mode == CFG_GNMI_POLL && g->poll_interval_ns
+				    ? g->poll_interval_ns
+				    : every);
+	if (!g->insecure && target_read_tls(t, g, name, helper) < 0)
+		return target_failed(t);
+	target_make_mapper(t, name, every);
+	health_target_set_down(t->health, "connecting");
+	return t;
+}
+
+struct gtarget *client_objects_target(struct gnmi_col *col, const char *name,
+				      const struct cfg_gnmi *g,
+				      struct gtarget *main, size_t i)
+{
+	const struct cfg_gnmi_sub *os = NULL;
+	const char *mname = gnmi_profile_map_info(main->profile, i, NULL, &os);
+	struct gtarget *t =
+	    target_alloc(col, xasprintf("%s [%s objects]", name, mname), g);
+	t->is_objects = true;
+	t->obj_map = i;
+	uint64_t every =
+	    g->interval_ns ? g->interval_ns : col->global_interval_ns;
+	const char *pname = target_load_profile(t, g), *own;
+	if (!pname)
+		return target_failed(t);
+	t->objmap = main->objmap;
+	gnmi_objmap_ref(t->objmap);
+	size_t n;
+	target_subs(g, t->profile, &n, &own);
+	t->prefix_target = xstrdup(os->target ? os->target : own);
+	/* The watchdog of the subscription every object gets. */
+	struct gsub probe = {
+		.mode = os->mode,
+		.sample_ns = os->sample_interval_ns,
+		.heartbeat_ns = os->heartbeat_interval_ns,
+	};
+	if (!probe.sample_ns && probe.mode == CFG_SUB_SAMPLE)
+		probe.sample_ns = every;
+	t->watchdog_ns = g->mode == CFG_GNMI_STREAM ? sub_watchdog(&probe) : 0;
+	t->every_ns = (int64_t)(g->mode == CFG_GNMI_POLL && g->poll_interval_ns
+				    ? g->poll_interval_ns
+				    : every);
+	if (!g->insecure && target_read_tls(t, g, name, mname) < 0)
+		return target_failed(t);
+	/* Its series are updated at the objects' interval. */
+	target_make_mapper(
+	    t, name, probe.mode == CFG_SUB_SAMPLE ? probe.sample_ns : every);
+	return t;
+}
+
+/* Whether a stream for prefix target st is already in t's chain. */
+static bool has_stream(const struct gtarget *t, const char *st)
+{
+	for (; t; t = t->companion)
+		if (!t->is_objects && t->prefix_target &&
+		    strcmp(t->prefix_target, st) == 0)
+			return true;
+	return false;
+}
+
 /* A switch's main stream and, chained on it, a helper stream for each
- * other prefix target its subscriptions name. */
+ * other prefix target its subscriptions (and its name maps) name, and
+ * an objects stream per name map. */
 struct gtarget *client_target_new(struct gnmi_col *col, const char *name,
 				  const struct cfg_gnmi *g)
 {
-	struct gtarget *t = target_build(col, name, g, NULL);
+	struct gtarget *t = target_build(col, name, g, NULL, NULL);
 	if (!t->profile)
 		return t;
 	const char *own;
 	size_t n;
 	const struct cfg_gnmi_sub *subs = target_subs(g, t->profile, &n, &own);
+	size_t n_maps = gnmi_profile_maps(t->profile);
 	struct gtarget **tail = &t->companion;
-	for (size_t i = 0; i < n; i++) {
-		const char *st = subs[i].target;
-		if (!st || strcmp(st, own) == 0)
+	for (size_t i = 0; i < n + n_maps; i++) {
+		const struct cfg_gnmi_sub *cs = i < n ? &subs[i] : NULL;
+		if (!cs)
+			gnmi_profile_map_info(t->profile, i - n, &cs, NULL);
+		const char *st = cs->target;
+		if (!st || strcmp(st, own) == 0 || has_stream(t, st))
 			continue;
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen =
-			    subs[k].target && strcmp(subs[k].target, st) == 0;
-		if (seen)
-			continue;
-		*tail = target_build(col, name, g, st);
+		*tail = target_build(col, name, g, st, t->objmap);
+		tail = &(*tail)->companion;
+	}
+	for (size_t i = 0; i < n_maps; i++) {
+		*tail = client_objects_target(col, name, g, t, i);
 		tail = &(*tail)->companion;
 	}
 	return t;

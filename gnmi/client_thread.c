@@ -32,7 +32,9 @@ static void run_target_timers(struct gtarget *t, int64_t now)
 		return;
 	if (t->t_action && now >= t->t_action) {
 		t->t_action = 0;
-		if (t->state == GS_IDLE || t->state == GS_WAIT)
+		if (t->is_objects)
+			client_objects_timer(t, now);
+		else if (t->state == GS_IDLE || t->state == GS_WAIT)
 			client_connect_target(t);
 		else if (t->state == GS_STREAM &&
 			 t->cfg->mode == CFG_GNMI_POLL) {

@@ -9,10 +9,10 @@ libfabmon_gnmi_a_SOURCES = \
 	gnmi/wire.c gnmi/wire.h \
 	gnmi/gnmi_cfg.c gnmi/gnmi_cfg.h \
 	gnmi/profile.c gnmi/profile.h gnmi/profile_int.h \
-	gnmi/mapper.c \
+	gnmi/mapper.c gnmi/objmap.c gnmi/objmap.h \
 	gnmi/lldp.c gnmi/lldp.h \
 	gnmi/client.c gnmi/client.h gnmi/client_int.h \
-	gnmi/client_target.c gnmi/client_thread.c
+	gnmi/client_target.c gnmi/client_thread.c gnmi/client_objects.c
 libfabmon_gnmi_a_CPPFLAGS = $(GNMI_CPPFLAGS)
 libfabmon_gnmi_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(GRPC_CFLAGS) \
 	$(PROTOBUFC_CFLAGS)
@@ -21,11 +21,11 @@ $(libfabmon_gnmi_a_OBJECTS): proto/protoc.stamp
 check_PROGRAMS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
 	tests/check_gnmi_target tests/check_gnmi_collector \
-	tests/check_gnmi_wire tests/check_gnmi_lldp
+	tests/check_gnmi_wire tests/check_gnmi_lldp tests/check_gnmi_maps
 TESTS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
 	tests/check_gnmi_target tests/check_gnmi_collector \
-	tests/check_gnmi_wire tests/check_gnmi_lldp
+	tests/check_gnmi_wire tests/check_gnmi_lldp tests/check_gnmi_maps
 tests_check_gnmi_path_SOURCES = tests/check_gnmi_path.c
 tests_check_gnmi_path_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_path_LDADD = $(TEST_LIBS)
@@ -50,6 +50,10 @@ tests_check_gnmi_wire_LDADD = $(TEST_LIBS)
 tests_check_gnmi_lldp_SOURCES = tests/check_gnmi_lldp.c tests/gnmi_notif.h
 tests_check_gnmi_lldp_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_lldp_LDADD = $(TEST_LIBS)
+tests_check_gnmi_maps_SOURCES = tests/check_gnmi_maps.c tests/gnmi_notif.h
+tests_check_gnmi_maps_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_maps_LDADD = $(TEST_LIBS)
+$(tests_check_gnmi_maps_OBJECTS) \
 $(tests_check_gnmi_path_OBJECTS) $(tests_check_gnmi_value_OBJECTS) \
 $(tests_check_gnmi_decode_OBJECTS) $(tests_check_gnmi_profile_OBJECTS) \
 $(tests_check_gnmi_target_OBJECTS) \

@@ -17,6 +17,13 @@
  * Handles are resolved lazily and again when the store answers -ESTALE
  * (the owner's series were withdrawn) or after gnmi_mapper_reset().
  *
+ * Name maps: with an objmap (gnmi/objmap.h), a leaf directly under a
+ * map's path is one of its fields and goes to the objmap (or is
+ * rejected), before the cache; an element that names a map's object
+ * matches the ids the objmap holds. Cache entries whose outcome
+ * depended on a map carry the objmap's generation and are matched again
+ * when it moved, so a map change re-resolves them once.
+ *
  * Ownership: the mapper owns its cache and key arena, and borrows the
  * profile and the store, which must outlive it.
  */
@@ -25,8 +32,10 @@
 #include "profile.h"
 
 #include "counters.h"
+#include "clock.h"
 #include "log.h"
 #include "mem.h"
+#include "objmap.h"
 #include "path.h"
 #include "profile_int.h"
 #include "value.h"
@@ -37,6 +46,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(GP_CAP_N == GNMI_OBJMAP_CAPS, "objmap labels are captures");
 
 /* Mapper limits. */
 #define KEY_MAX	    4096 /* serialized path bytes a cache key may hold */
@@ -96,8 +107,25 @@ static bool parts_match(const struct gp_part *parts, size_t i, size_t n,
 	return false;
 }
 
+/* An object id of name map t->obj: its labels become the captures. */
+static bool object_match(const struct gp_text *t, const char *s, size_t len,
+			 struct gp_match *mt, const struct gnmi_objmap *om)
+{
+	const struct gnmi_objmap_labels *lab =
+	    om ? gnmi_objmap_find(om, t->obj, s, len) : NULL;
+	if (!lab)
+		return false;
+	for (int c = 0; c < GP_CAP_N; c++) {
+		if (!lab->cap[c])
+			continue;
+		mt->cap[c] = lab->cap[c];
+		mt->cap_len[c] = strlen(lab->cap[c]);
+	}
+	return true;
+}
+
 static bool text_match(const struct gp_text *t, const char *s, size_t len,
-		       struct gp_match *mt)
+		       struct gp_match *mt, const struct gnmi_objmap *om)
 {
 	switch (t->kind) {
 	case GP_TEXT_LIT:
@@ -110,6 +138,8 @@ static bool text_match(const struct gp_text *t, const char *s, size_t len,
 		mt->cap[t->cap] = s;
 		mt->cap_len[t->cap] = len;
 		return true;
+	case GP_TEXT_OBJ:
+		return object_match(t, s, len, mt, om);
 	case GP_TEXT_GEN:
 		break;
 	}
@@ -117,7 +147,7 @@ static bool text_match(const struct gp_text *t, const char *s, size_t len,
 }
 
 static bool pattern_match(const struct gp_pattern *p, const struct gnmi_view *v,
-			  struct gp_match *mt)
+			  struct gp_match *mt, const struct gnmi_objmap *om)
 {
 	if (p->origin && strcmp(p->origin, v->origin) != 0)
 		return false;
@@ -131,7 +161,7 @@ static bool pattern_match(const struct gp_pattern *p, const struct gnmi_view *v,
 	for (size_t i = 0; i < p->n; i++) {
 		const struct gp_elem *pe = &p->elem[i];
 		const struct gnmi_view_elem *e = &v->elem[i];
-		if (!text_match(&pe->name, e->name, e->name_len, mt))
+		if (!text_match(&pe->name, e->name, e->name_len, mt, om))
 			return false;
 		for (size_t k = 0; k < pe->n_keys; k++) {
 			const struct gp_key *pk = &pe->keys[k];
@@ -143,7 +173,7 @@ static bool pattern_match(const struct gp_pattern *p, const struct gnmi_view *v,
 					break;
 			if (j == e->n_keys ||
 			    !text_match(&pk->value, e->keys[j].value,
-					e->keys[j].value_len, mt))
+					e->keys[j].value_len, mt, NULL))
 				return false;
 		}
 	}
@@ -184,20 +214,24 @@ static bool captures_usable(const struct gp_match *mt, int *priority)
 
 /*
  * The first pattern (file order) that matches v with usable captures,
- * or NULL; *priority is the captured priority (or -1).
+ * or NULL; *priority is the captured priority (or -1). *dep is set if
+ * a pattern that names a map's object was tried: the outcome then
+ * depends on the map.
  */
-static const struct gp_pattern *profile_match(const struct gnmi_profile *p,
-					      const struct gnmi_view *v,
-					      struct gp_match *mt,
-					      int *priority)
+static const struct gp_pattern *
+profile_match(const struct gnmi_profile *p, const struct gnmi_view *v,
+	      struct gp_match *mt, int *priority, const struct gnmi_objmap *om,
+	      bool *dep)
 {
 	*priority = -1;
+	*dep = false;
 	if (v->n > GNMI_VIEW_MAX)
 		return NULL;
 	const struct gp_bucket *b = &p->bucket[v->n];
 	for (size_t i = 0; i < b->n; i++) {
 		const struct gp_pattern *pat = &p->pats[b->idx[i]];
-		if (!pattern_match(pat, v, mt))
+		*dep = *dep || pat->uses_obj;
+		if (!pattern_match(pat, v, mt, om))
 			continue;
 		if (!pat->map || captures_usable(mt, priority))
 			return pat;
@@ -214,6 +248,8 @@ struct gm_entry {
 	const char *kb; /* serialized path, in the arena */
 	uint32_t key_len;
 	bool reported;		  /* unmapped path given to the callback */
+	bool obj_dep;		  /* resolved through a name map ... */
+	uint64_t obj_gen;	  /* ... at this objmap generation */
 	const struct gp_map *map; /* NULL: unmapped or ignored */
 	store_handle h;		  /* 0: resolve before use */
 	struct store_key key;
@@ -239,6 +275,7 @@ struct gnmi_mapper {
 	bool full_logged;
 	/* The notification being applied. */
 	int64_t ts;
+	int64_t now_ns; /* monotonic, for the objmap's change times */
 	struct gnmi_apply_stats *st;
 	struct gnmi_mapper_stats ms;
 	/* Scratch: a serialized key, a printed path, a label. */
@@ -416,8 +453,12 @@ static bool entry_resolve_match(struct gnmi_mapper *m,
 {
 	struct gp_match mt;
 	int prio;
-	const struct gp_pattern *pat = profile_match(m->p, v, &mt, &prio);
+	bool dep;
+	const struct gp_pattern *pat =
+	    profile_match(m->p, v, &mt, &prio, m->o.objmap, &dep);
 
+	e->obj_dep = dep && m->o.objmap;
+	e->obj_gen = e->obj_dep ? gnmi_objmap_gen(m->o.objmap) : 0;
 	e->map = NULL;
 	e->h = 0;
 	memset(&e->key, 0, sizeof e->key);
@@ -516,6 +557,89 @@ static void report_unmapped(struct gnmi_mapper *m, const struct gnmi_view *v)
 	m->o.unmapped(m->o.ctx, m->pbuf);
 }
 
+/*
+ * Name maps: a leaf directly under a map's path is one of its fields.
+ */
+
+/* The name map whose path v is (extra 0) or whose field v is (extra
+ * 1), or -1. */
+static ptrdiff_t map_of(const struct gnmi_profile *p, const struct gnmi_view *v,
+			size_t extra)
+{
+	for (size_t i = 0; i < p->n_objdefs; i++) {
+		const struct gnmi_path *sp = &p->objdefs[i].sub_path;
+		bool ok = v->n == sp->n_elem + extra;
+		for (size_t k = 0; ok && k < sp->n_elem; k++) {
+			const struct gnmi_path_elem *pe = &sp->elem[k];
+			const struct gnmi_view_elem *e = &v->elem[k];
+			ok = e->name_len == strlen(pe->name) &&
+			     !memcmp(e->name, pe->name, e->name_len) &&
+			     e->n_keys == pe->n_keys;
+			for (size_t j = 0; ok && j < pe->n_keys; j++)
+				ok =
+				    e->keys[j].name_len ==
+					strlen(pe->keys[j].name) &&
+				    !memcmp(e->keys[j].name, pe->keys[j].name,
+					    e->keys[j].name_len) &&
+				    e->keys[j].value_len ==
+					strlen(pe->keys[j].value) &&
+				    !memcmp(e->keys[j].value, pe->keys[j].value,
+					    e->keys[j].value_len);
+		}
+		if (ok)
+			return (ptrdiff_t)i;
+	}
+	return -1;
+}
+
+/* A field of a name map: its labels from the key pattern, its value
+ * the object id. A field the key does not parse, or a value that is
+ * not an id, is rejected (counted; the map keeps its other fields). */
+static bool map_leaf(struct gnmi_mapper *m, const struct gnmi_view *v,
+		     const struct gnmi_scalar *val)
+{
+	ptrdiff_t i = map_of(m->p, v, 1);
+	if (i < 0)
+		return false;
+	const struct gp_objdef *d = &m->p->objdefs[i];
+	const struct gnmi_view_elem *f = &v->elem[v->n - 1];
+	struct gp_match mt;
+	int prio;
+	memset(&mt, 0, sizeof mt);
+	bool ok = val->kind == GNMI_SCALAR_STRING &&
+		  text_match(&d->key, f->name, f->name_len, &mt, NULL) &&
+		  captures_usable(&mt, &prio) &&
+		  gnmi_objmap_set(m->o.objmap, (size_t)i, f->name, f->name_len,
+				  val->s, val->len, mt.cap, mt.cap_len,
+				  m->now_ns) >= 0;
+	if (ok) {
+		m->st->mapped++;
+		m->ms.map_fields++;
+	} else {
+		m->st->rejected++;
+		m->st->map_rejected++;
+		m->ms.map_rejected++;
+	}
+	return true;
+}
+
+/* A delete of a map's field, or of the whole map. */
+static bool map_delete(struct gnmi_mapper *m, const struct gnmi_view *v)
+{
+	ptrdiff_t i = map_of(m->p, v, 0);
+	if (i >= 0) {
+		gnmi_objmap_delete(m->o.objmap, (size_t)i, NULL, 0, m->now_ns);
+		return true;
+	}
+	i = map_of(m->p, v, 1);
+	if (i < 0)
+		return false;
+	const struct gnmi_view_elem *f = &v->elem[v->n - 1];
+	gnmi_objmap_delete(m->o.objmap, (size_t)i, f->name, f->name_len,
+			   m->now_ns);
+	return true;
+}
+
 static void on_leaf(void *ctx, const struct gnmi_view *v,
 		    const struct gnmi_scalar *val)
 {
@@ -526,6 +650,8 @@ static void on_leaf(void *ctx, const struct gnmi_view *v,
 		m->st->mapped++;
 		return;
 	}
+	if (m->o.objmap && m->p->n_objdefs && map_leaf(m, v, val))
+		return;
 	ptrdiff_t len = key_serialize(v, m->kbuf, sizeof m->kbuf);
 	uint64_t h = 0;
 
@@ -533,7 +659,14 @@ static void on_leaf(void *ctx, const struct gnmi_view *v,
 		h = key_hash(m->kbuf, (size_t)len);
 		e = cache_find(m, h, m->kbuf, (size_t)len);
 	}
-	if (e) {
+	if (e && e->obj_dep && e->obj_gen != gnmi_objmap_gen(m->o.objmap)) {
+		/* The map changed since: match again (reported stays). */
+		m->ms.cache_hits++;
+		if (!entry_resolve_match(m, v, e) && !e->reported) {
+			e->reported = true;
+			report_unmapped(m, v);
+		}
+	} else if (e) {
 		m->ms.cache_hits++;
 	} else {
 		m->ms.cache_misses++;
@@ -579,6 +712,8 @@ static void on_delete(void *ctx, const struct gnmi_view *v)
 {
 	struct gnmi_mapper *m = ctx;
 	if (m->o.delete_hook && m->o.delete_hook(m->o.ctx, v))
+		return;
+	if (m->o.objmap && m->p->n_objdefs && map_delete(m, v))
 		return;
 	ptrdiff_t len = key_serialize(v, m->kbuf, sizeof m->kbuf);
 	bool any = false;
@@ -629,6 +764,7 @@ static void apply_begin(struct gnmi_mapper *m, int64_t timestamp,
 			struct gnmi_apply_stats *st)
 {
 	m->ts = timestamp > 0 ? timestamp : 0;
+	m->now_ns = m->o.objmap ? mono_ns() : 0;
 	m->st = st;
 }
 

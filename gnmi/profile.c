@@ -31,8 +31,14 @@
  * matches leaves against these patterns, is the module's other half,
  * gnmi/mapper.c; the compiled structs both read are in profile_int.h.
  *
- * Ownership: the profile owns its patterns, mappings and default
- * subscriptions; the mapper owns its cache and key arena, and borrows
+ * Name maps (maps:) are read before the mappings: each has a field
+ * pattern compiled like an element (captures only), a fixed
+ * subscription path and an objects path with one {name} element; a
+ * mapping element that is exactly {name} compiles to an object
+ * reference (GP_TEXT_OBJ) that brings the map's captures with it.
+ *
+ * Ownership: the profile owns its patterns, mappings, name maps and
+ * default subscriptions; the mapper owns its cache and key arena, and borrows
  * the profile and the store, which must outlive it.
  */
 #include "config.h"
@@ -129,14 +135,51 @@ static void pattern_clear(struct gp_pattern *p)
  * Compiles s into t. Captures are counted into seen[]; on error, a
  * message for the caller goes into msg.
  */
+/* The name map called name (len bytes) of p, or -1. */
+static ptrdiff_t objdef_find(const struct gnmi_profile *p, const char *name,
+			     size_t len)
+{
+	for (size_t i = 0; p && i < p->n_objdefs; i++)
+		if (strlen(p->objdefs[i].name) == len &&
+		    !memcmp(p->objdefs[i].name, name, len))
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+/* A whole-element {name} of one of p's name maps: t becomes an object
+ * reference, whose map's key captures count as captured. */
+static int text_object(struct gp_text *t, const struct gnmi_profile *p,
+		       size_t len, unsigned seen[], char *msg, size_t msglen)
+{
+	ptrdiff_t d = objdef_find(p, t->s + 1, len - 2);
+	const char *close = strchr(t->s, '}');
+	if (d < 0 || close != t->s + len - 1) {
+		snprintf(msg, msglen,
+			 "\"%s\": unknown capture (expected {port}, "
+			 "{priority}, {queue} or a map's {name})",
+			 t->s);
+		return -EINVAL;
+	}
+	t->kind = GP_TEXT_OBJ;
+	t->obj = (size_t)d;
+	for (int c = 0; c < GP_CAP_N; c++)
+		if (p->objdefs[d].key_caps & (1u << c))
+			seen[c]++;
+	return 0;
+}
+
 static int text_compile(struct gp_text *t, const char *s, unsigned seen[],
-			char *msg, size_t msglen)
+			const struct gnmi_profile *prof, char *msg,
+			size_t msglen)
 {
 	size_t len = strlen(s), n = 0;
 
 	memset(t, 0, sizeof *t);
 	t->s = xstrdup(s);
 	t->len = len;
+	if (prof && len > 2 && s[0] == '{' && s[len - 1] == '}' &&
+	    objdef_find(prof, s + 1, len - 2) >= 0)
+		return text_object(t, prof, len, seen, msg, msglen);
 	t->parts = xcalloc(len ? len : 1, sizeof *t->parts);
 	for (size_t i = 0; i < len;) {
 		struct gp_part *p = &t->parts[n];
@@ -156,12 +199,24 @@ static int text_compile(struct gp_text *t, const char *s, unsigned seen[],
 				if (strlen(cap_names[c]) == clen &&
 				    !memcmp(cap_names[c], s + i + 1, clen))
 					break;
+			if (c == GP_CAP_N &&
+			    objdef_find(prof, s + i + 1, clen) >= 0) {
+				snprintf(msg, msglen,
+					 "\"%s\": {%.*s} names a map's object: "
+					 "it must be a whole element",
+					 s, (int)clen, s + i + 1);
+				return -EINVAL;
+			}
 			if (c == GP_CAP_N) {
 				snprintf(msg, msglen,
 					 "\"%s\": unknown capture {%.*s} "
-					 "(expected {port}, {priority} or "
-					 "{queue})",
-					 s, (int)clen, s + i + 1);
+					 "(expected {port}, {priority}%s "
+					 "{queue}%s)",
+					 s, (int)clen, s + i + 1,
+					 prof && prof->n_objdefs ? "," : " or",
+					 prof && prof->n_objdefs
+					     ? " or a map's {name}"
+					     : "");
 				return -EINVAL;
 			}
 			p->type = GP_CAP;
@@ -210,7 +265,8 @@ static int text_compile(struct gp_text *t, const char *s, unsigned seen[],
  * the reason in msg; seen[] counts each capture's occurrences.
  */
 static int pattern_compile(struct gp_pattern *p, const char *s, unsigned seen[],
-			   char *msg, size_t msglen)
+			   const struct gnmi_profile *prof, char *msg,
+			   size_t msglen)
 {
 	struct gnmi_path gp;
 	char perr[160];
@@ -242,9 +298,11 @@ static int pattern_compile(struct gp_pattern *p, const char *s, unsigned seen[],
 			rc = -EINVAL;
 			goto out;
 		}
-		rc = text_compile(&pe->name, e->name, seen, msg, msglen);
+		rc = text_compile(&pe->name, e->name, seen, prof, msg, msglen);
 		if (rc)
 			goto out;
+		if (pe->name.kind == GP_TEXT_OBJ)
+			p->uses_obj = true;
 		pe->keys = xcalloc(e->n_keys ? e->n_keys : 1, sizeof *pe->keys);
 		for (size_t k = 0; k < e->n_keys; k++) {
 			struct gp_key *pk = &pe->keys[k];
@@ -260,7 +318,7 @@ static int pattern_compile(struct gp_pattern *p, const char *s, unsigned seen[],
 			pk->name = xstrdup(e->keys[k].name);
 			pk->name_len = strlen(pk->name);
 			rc = text_compile(&pk->value, e->keys[k].value, seen,
-					  msg, msglen);
+					  NULL, msg, msglen);
 			if (rc)
 				goto out;
 		}
@@ -440,7 +498,7 @@ static int add_pattern(struct ytree_ctx *x, struct gnmi_profile *p,
 		return rc;
 	p->pats = xreallocarray(p->pats, p->n_pats + 1, sizeof *p->pats);
 	struct gp_pattern *pat = &p->pats[p->n_pats++];
-	rc = pattern_compile(pat, n->str, seen, msg, sizeof msg);
+	rc = pattern_compile(pat, n->str, seen, p, msg, sizeof msg);
 	/* map is set once every mapping is read (index_patterns) */
 	pat->map_idx = map_idx;
 	if (rc)
@@ -581,6 +639,181 @@ static int parse_maps(struct ytree_ctx *x, struct gnmi_profile *p,
 	return 0;
 }
 
+/*
+ * Name maps.
+ */
+
+enum { OBJ_K_NAME, OBJ_K_KEY, OBJ_K_SUBSCRIPTION, OBJ_K_OBJECTS, OBJ_K_N };
+static const char *const obj_keys[OBJ_K_N] = {
+	[OBJ_K_NAME] = "name",
+	[OBJ_K_KEY] = "key",
+	[OBJ_K_SUBSCRIPTION] = "subscription",
+	[OBJ_K_OBJECTS] = "objects",
+};
+
+static int objdef_name(struct ytree_ctx *x, struct gnmi_profile *p,
+		       const struct ytree_node *n, struct gp_objdef *d)
+{
+	int rc = ytree_str(x, n, &d->name);
+	if (rc)
+		return rc;
+	bool ok = *d->name && strlen(d->name) <= NAME_MAX_LEN;
+	for (const char *c = d->name; *c; c++)
+		ok = ok && (islower((unsigned char)*c) ||
+			    isdigit((unsigned char)*c) || *c == '_');
+	if (!ok)
+		return ytree_fail(x, n,
+				  "use lowercase letters, digits and '_' (at "
+				  "most %d)",
+				  NAME_MAX_LEN);
+	for (int c = 0; c < GP_CAP_N; c++)
+		if (strcmp(d->name, cap_names[c]) == 0)
+			return ytree_fail(x, n,
+					  "\"%s\" is a capture's name: pick "
+					  "another",
+					  d->name);
+	if (objdef_find(p, d->name, strlen(d->name)) !=
+	    (ptrdiff_t)(d - p->objdefs))
+		return ytree_fail(x, n, "duplicate map \"%s\"", d->name);
+	return 0;
+}
+
+static int objdef_key(struct ytree_ctx *x, const struct ytree_node *n,
+		      struct gp_objdef *d)
+{
+	unsigned seen[GP_CAP_N] = { 0 };
+	char msg[256];
+	int rc = ytree_want_scalar(x, n, "a field pattern");
+	if (rc)
+		return rc;
+	if (text_compile(&d->key, n->str, seen, NULL, msg, sizeof msg))
+		return ytree_fail(x, n, "%s", msg);
+	for (int c = 0; c < GP_CAP_N; c++) {
+		if (seen[c] > 1)
+			return ytree_fail(x, n,
+					  "{%s} is captured more than once",
+					  cap_names[c]);
+		if (seen[c])
+			d->key_caps |= 1u << c;
+	}
+	if (!d->key_caps)
+		return ytree_fail(x, n,
+				  "the key must capture {port}, {priority} "
+				  "or {queue}");
+	return 0;
+}
+
+/* The map's own subscription: a fixed path, whose leaves are its
+ * fields. */
+static int objdef_sub(struct ytree_ctx *x, const struct ytree_node *n,
+		      struct gp_objdef *d)
+{
+	char err[160];
+	int rc = gnmi_cfg_parse_sub(x, n, 0, &d->sub);
+	if (rc)
+		return rc;
+	if (gnmi_path_parse(d->sub.path, &d->sub_path, err, sizeof err) ||
+	    gnmi_path_has_wildcards(&d->sub_path) ||
+	    strpbrk(d->sub.path, "{}") || d->sub_path.n_elem == 0 ||
+	    d->sub_path.n_elem >= GNMI_VIEW_MAX)
+		return ytree_fail(x, n,
+				  "path %s: a map's path is a fixed path (no "
+				  "'*' or captures)",
+				  d->sub.path);
+	return 0;
+}
+
+/* The per-object subscription: one element is exactly {name}. */
+static int objdef_objects(struct ytree_ctx *x, const struct ytree_node *n,
+			  struct gp_objdef *d)
+{
+	char err[160], want[NAME_MAX_LEN + 3];
+	size_t found = 0;
+	int rc = gnmi_cfg_parse_sub(x, n, 0, &d->objects);
+	if (rc)
+		return rc;
+	if (gnmi_path_parse(d->objects.path, &d->obj_path, err, sizeof err))
+		return ytree_fail(x, n, "path %s: %s", d->objects.path, err);
+	snprintf(want, sizeof want, "{%s}", d->name);
+	for (size_t i = 0; i < d->obj_path.n_elem; i++) {
+		const struct gnmi_path_elem *e = &d->obj_path.elem[i];
+		if (strcmp(e->name, want) == 0 && !e->n_keys) {
+			d->obj_elem = i;
+			found++;
+		}
+	}
+	if (found != 1 || gnmi_path_has_wildcards(&d->obj_path))
+		return ytree_fail(x, n,
+				  "path %s: an objects path has no '*' and "
+				  "exactly one element %s (the object id)",
+				  d->objects.path, want);
+	return 0;
+}
+
+static int parse_objdef(struct ytree_ctx *x, struct gnmi_profile *p,
+			const struct ytree_node *n, struct gp_objdef *d)
+{
+	struct ytree_fields f;
+	int rc = ytree_fields_get(x, n, obj_keys, OBJ_K_N, &f);
+	if (rc)
+		return rc;
+	d->line = n->line;
+	if ((rc = ytree_need(x, &f, OBJ_K_NAME)) ||
+	    (rc = WITH_KEY(x, &f, OBJ_K_NAME,
+			   objdef_name(x, p, f.val[OBJ_K_NAME], d))) ||
+	    (rc = ytree_need(x, &f, OBJ_K_KEY)) ||
+	    (rc = WITH_KEY(x, &f, OBJ_K_KEY,
+			   objdef_key(x, f.val[OBJ_K_KEY], d))) ||
+	    (rc = ytree_need(x, &f, OBJ_K_SUBSCRIPTION)) ||
+	    (rc = WITH_KEY(x, &f, OBJ_K_SUBSCRIPTION,
+			   objdef_sub(x, f.val[OBJ_K_SUBSCRIPTION], d))) ||
+	    (rc = ytree_need(x, &f, OBJ_K_OBJECTS)) ||
+	    (rc = WITH_KEY(x, &f, OBJ_K_OBJECTS,
+			   objdef_objects(x, f.val[OBJ_K_OBJECTS], d))))
+		return rc;
+	return 0;
+}
+
+static int parse_objdefs(struct ytree_ctx *x, struct gnmi_profile *p,
+			 const struct ytree_node *n)
+{
+	if (ytree_is_null(n))
+		return 0;
+	if (n->kind != YTREE_SEQ)
+		return ytree_fail(x, n, "expected a list of maps");
+	p->objdefs = xcalloc(n->n ? n->n : 1, sizeof *p->objdefs);
+	for (size_t i = 0; i < n->n; i++) {
+		size_t saved = ytree_path_index(x, i);
+		p->n_objdefs++;
+		int rc = parse_objdef(x, p, n->kids[i], &p->objdefs[i]);
+		if (rc)
+			return rc;
+		ytree_path_cut(x, saved);
+	}
+	return 0;
+}
+
+static void sub_clear(struct cfg_gnmi_sub *s)
+{
+	free(s->path);
+	free(s->origin);
+	free(s->target);
+}
+
+static void objdefs_free(struct gnmi_profile *p)
+{
+	for (size_t i = 0; i < p->n_objdefs; i++) {
+		struct gp_objdef *d = &p->objdefs[i];
+		free(d->name);
+		text_clear(&d->key);
+		sub_clear(&d->sub);
+		sub_clear(&d->objects);
+		gnmi_path_clear(&d->sub_path);
+		gnmi_path_clear(&d->obj_path);
+	}
+	free(p->objdefs);
+}
+
 static bool valid_name(const char *s)
 {
 	if (!*s || *s == '.' || strlen(s) > NAME_MAX_LEN)
@@ -596,13 +829,14 @@ enum {
 	TOP_K_DESCRIPTION,
 	TOP_K_TARGET,
 	TOP_K_SUBSCRIPTIONS,
+	TOP_K_MAPS,
 	TOP_K_MAPPINGS,
 	TOP_K_N
 };
 static const char *const top_keys[TOP_K_N] = {
-	[TOP_K_NAME] = "name",	       [TOP_K_DESCRIPTION] = "description",
-	[TOP_K_TARGET] = "target",     [TOP_K_SUBSCRIPTIONS] = "subscriptions",
-	[TOP_K_MAPPINGS] = "mappings",
+	[TOP_K_NAME] = "name",	   [TOP_K_DESCRIPTION] = "description",
+	[TOP_K_TARGET] = "target", [TOP_K_SUBSCRIPTIONS] = "subscriptions",
+	[TOP_K_MAPS] = "maps",	   [TOP_K_MAPPINGS] = "mappings",
 };
 
 static int parse_top(struct ytree_ctx *x, struct gnmi_profile *p,
@@ -631,6 +865,8 @@ static int parse_top(struct ytree_ctx *x, struct gnmi_profile *p,
 			   ytree_str(x, f.val[TOP_K_TARGET], &p->target))) ||
 	    (rc = WITH_KEY(x, &f, TOP_K_SUBSCRIPTIONS,
 			   parse_subs(x, p, f.val[TOP_K_SUBSCRIPTIONS]))) ||
+	    (rc = WITH_KEY(x, &f, TOP_K_MAPS,
+			   parse_objdefs(x, p, f.val[TOP_K_MAPS]))) ||
 	    (rc = ytree_need(x, &f, TOP_K_MAPPINGS)) ||
 	    (rc = WITH_KEY(x, &f, TOP_K_MAPPINGS,
 			   parse_maps(x, p, f.val[TOP_K_MAPPINGS]))))
@@ -749,6 +985,7 @@ void gnmi_profile_free(struct gnmi_profile *p)
 	free(p->pats);
 	for (size_t i = 0; i <= GNMI_VIEW_MAX; i++)
 		free(p->bucket[i].idx);
+	objdefs_free(p);
 	free(p->name);
 	free(p->description);
 	free(p->target);
@@ -774,4 +1011,39 @@ gnmi_profile_subscriptions(const struct gnmi_profile *p, size_t *n,
 size_t gnmi_profile_mappings(const struct gnmi_profile *p)
 {
 	return p->n_maps;
+}
+
+size_t gnmi_profile_maps(const struct gnmi_profile *p)
+{
+	return p->n_objdefs;
+}
+
+const char *gnmi_profile_map_info(const struct gnmi_profile *p, size_t i,
+				  const struct cfg_gnmi_sub **sub,
+				  const struct cfg_gnmi_sub **objects)
+{
+	if (i >= p->n_objdefs)
+		return NULL;
+	if (sub)
+		*sub = &p->objdefs[i].sub;
+	if (objects)
+		*objects = &p->objdefs[i].objects;
+	return p->objdefs[i].name;
+}
+
+struct gnmi_path *gnmi_profile_map_object_path(const struct gnmi_profile *p,
+					       size_t i, const char *id)
+{
+	if (i >= p->n_objdefs)
+		return NULL;
+	const struct gp_objdef *d = &p->objdefs[i];
+	struct gnmi_path *out = xcalloc(1, sizeof *out);
+	gnmi_path_copy(out, &d->obj_path);
+	free(out->elem[d->obj_elem].name);
+	out->elem[d->obj_elem].name = xstrdup(id);
+	if (d->objects.origin) {
+		free(out->origin);
+		out->origin = xstrdup(d->objects.origin);
+	}
+	return out;
 }

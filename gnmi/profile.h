@@ -8,9 +8,10 @@
  * path patterns with captures ({port}, {priority}, {queue}) to a
  * canonical counter (core/counters.h), with the unit conversion
  * (scale), the counter width and, for fields with a value vocabulary
- * (PFC_WD_STATUS "stormed"/"operational"), a value map. Adding a switch
- * vendor means adding a profile, not C code. doc/profiles.md describes
- * the format.
+ * (PFC_WD_STATUS "stormed"/"operational"), a value map; and its name
+ * maps, through which counters published per object id resolve to a
+ * port and index. Adding a switch vendor means adding a profile, not C
+ * code. doc/profiles.md describes the format.
  *
  * A mapper belongs to one target's stream (one thread at a time). It
  * walks each notification (gnmi_value.h), matches each leaf, resolves
@@ -25,6 +26,7 @@
 #include "cfg.h"
 #include "gnmi.pb-c.h"
 #include "gnmi_cfg.h"
+#include "path.h"
 #include "store.h"
 #include "wire.h"
 
@@ -33,6 +35,7 @@
 
 struct gnmi_profile;
 struct gnmi_mapper;
+struct gnmi_objmap;
 
 /* Loads one profile file. NULL on error, with "file:line:col: key:
  * message" in err (the config loader's conventions). */
@@ -72,6 +75,11 @@ struct gnmi_mapper_opts {
 	bool (*leaf_hook)(void *ctx, const struct gnmi_view *v,
 			  const struct gnmi_scalar *val);
 	bool (*delete_hook)(void *ctx, const struct gnmi_view *v);
+	/* The switch's name maps (gnmi/objmap.h), borrowed: the fields of
+	 * the profile's maps are written there and paths naming a map's
+	 * object are resolved through it. NULL: the profile's maps are
+	 * not read (their fields and objects are unmapped). */
+	struct gnmi_objmap *objmap;
 };
 
 /* A mapper for one target; p and the store must outlive it. */
@@ -85,7 +93,10 @@ struct gnmi_apply_stats {
 	uint64_t rejected; /* matched but the value was unusable or the
 			      store refused it (conflict, out of order) */
 	uint64_t deletes;
-	uint64_t bad; /* bad JSON, too deep, unsupported values */
+	uint64_t bad;	       /* bad JSON, too deep, unsupported values */
+	uint64_t map_rejected; /* of rejected: name map fields whose name
+				  the map's key does not parse, or whose
+				  value is not an object id */
 };
 
 /*
@@ -109,6 +120,23 @@ int gnmi_mapper_apply_wire(struct gnmi_mapper *m, const uint8_t *data,
 /* Forgets cached handles (after a reload withdrew the owner's series). */
 void gnmi_mapper_reset(struct gnmi_mapper *m);
 
+/*
+ * Name maps (maps: in the file; gnmi/objmap.h holds what a switch sends
+ * for them). gnmi_profile_maps() is their number; map_info() gives map
+ * i's name, its own subscription (*sub: the hash of field -> object id)
+ * and its per-object subscription template (*objects, whose path has
+ * one {name} element), all living as long as p. map_object_path() is
+ * the path that template gives for object id (a new path: the caller
+ * clears and frees it), built element by element, so an id with ':'
+ * or '/' is one element.
+ */
+size_t gnmi_profile_maps(const struct gnmi_profile *p);
+const char *gnmi_profile_map_info(const struct gnmi_profile *p, size_t i,
+				  const struct cfg_gnmi_sub **sub,
+				  const struct cfg_gnmi_sub **objects);
+struct gnmi_path *gnmi_profile_map_object_path(const struct gnmi_profile *p,
+					       size_t i, const char *id);
+
 /* The number of mapping entries of p (ignore entries included). */
 size_t gnmi_profile_mappings(const struct gnmi_profile *p);
 
@@ -126,6 +154,8 @@ struct gnmi_mapper_stats {
 	uint64_t uncached;	 /* misses that could not be cached */
 	uint64_t resolves;	 /* store_series() calls */
 	uint64_t unmapped_paths; /* distinct unmapped paths reported */
+	uint64_t map_fields;	 /* name map fields accepted */
+	uint64_t map_rejected;	 /* name map fields rejected */
 	uint64_t memory_bytes;	 /* held by the mapper and its cache */
 };
 

@@ -10,8 +10,10 @@
 
 #include "counters.h"
 #include "gnmi_cfg.h"
+#include "path.h"
 #include "value.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,14 +34,22 @@ struct gp_part {
 	size_t len;
 };
 
-/* How a name or key value matches, from the cheapest case up. */
-enum gp_text_kind { GP_TEXT_LIT, GP_TEXT_ANY, GP_TEXT_CAP, GP_TEXT_GEN };
+/* How a name or key value matches, from the cheapest case up; OBJ is
+ * a whole element naming an object of a name map ({pg}). */
+enum gp_text_kind {
+	GP_TEXT_LIT,
+	GP_TEXT_ANY,
+	GP_TEXT_CAP,
+	GP_TEXT_GEN,
+	GP_TEXT_OBJ
+};
 
 struct gp_text {
 	enum gp_text_kind kind;
 	char *s; /* the pattern text (owned) */
 	size_t len;
 	enum gp_cap cap; /* GP_TEXT_CAP */
+	size_t obj;	 /* GP_TEXT_OBJ: the name map's index */
 	struct gp_part *parts;
 	size_t n_parts;
 };
@@ -82,6 +92,26 @@ struct gp_pattern {
 	struct gp_elem *elem;
 	size_t n;
 	ptrdiff_t lit_idx; /* an all-literal element checked first, or -1 */
+	bool uses_obj;	   /* an element names a name map's object */
+};
+
+/*
+ * A name map (maps: in the file): a hash subscribed with sub whose
+ * fields arrive as leaves sub_path + one element (the field name,
+ * matched against key for its labels) with an object id as value; the
+ * collector subscribes to objects with element obj_elem replaced by
+ * each id, and patterns name the id with {name}.
+ */
+struct gp_objdef {
+	char *name;
+	struct gp_text key;
+	unsigned key_caps; /* bit per enum gp_cap the key captures */
+	struct cfg_gnmi_sub sub;
+	struct gnmi_path sub_path;
+	struct cfg_gnmi_sub objects;
+	struct gnmi_path obj_path;
+	size_t obj_elem;
+	unsigned line;
 };
 
 struct gp_bucket {
@@ -100,6 +130,8 @@ struct gnmi_profile {
 	struct gp_pattern *pats;
 	size_t n_pats;
 	struct gp_bucket bucket[GNMI_VIEW_MAX + 1];
+	struct gp_objdef *objdefs;
+	size_t n_objdefs;
 };
 
 #endif

@@ -40,8 +40,9 @@ enum {
 	OC_WD0 = OC_PRIO0 + SIM_MODEL_PRIOS,
 	OC_N = OC_WD0 + SIM_MODEL_PRIOS
 };
-/* SONiC: port object, Queues, Pfcwd. */
-enum { SN_PORT, SN_QUEUES, SN_PFCWD, SN_N };
+/* SONiC: port object, Queues, Pfcwd, the COUNTERS:oid:0x… hash of each
+ * lossless priority's PG (indexed by priority). */
+enum { SN_PORT, SN_QUEUES, SN_PFCWD, SN_PG0, SN_N = SN_PG0 + SIM_MODEL_PRIOS };
 
 struct sw {
 	const struct sim_node *node;
@@ -50,6 +51,7 @@ struct sw {
 	struct gnmi_target_leaf **leaf; /* n_ports * per_port, lazily */
 	uint64_t *sig;			/* per port: hash of the last values */
 	unsigned per_port;
+	bool pg_map; /* COUNTERS_PG_NAME_MAP published */
 };
 
 struct sim_serve_gnmi {
@@ -503,6 +505,82 @@ static void publish_static(struct sim_serve_gnmi *g, struct sw *s)
 	}
 }
 
+/*
+ * Priority groups as SONiC keeps them in COUNTERS_DB: the name map
+ * COUNTERS_PG_NAME_MAP ("<port>:<PG index>" -> "oid:0x…", one field per
+ * lossless priority of every port, PG index = priority as SONiC's
+ * default PFC_PRIORITY_TO_PRIORITY_GROUP_MAP has it, and only those
+ * PGs, as with create_only_config_db_buffers) and one COUNTERS:oid:0x…
+ * hash per PG, served as the real path COUNTERS/oid:0x…. The ids are
+ * synthetic and stable: 0x1a (SAI's ingress priority group type) in the
+ * top byte, then port index * 16 + priority.
+ */
+static void pg_oid(const struct sim_port *p, unsigned prio, char *buf,
+		   size_t len)
+{
+	snprintf(buf, len, "oid:0x%llx",
+		 0x1a000000000000ull + (unsigned long long)p->index * 16u +
+		     prio);
+}
+
+static void publish_sonic_pg_map(struct sim_serve_gnmi *g, struct sw *s)
+{
+	const struct sim_node *n = s->node;
+	bool any = false;
+	char oid[64];
+	begin(g);
+	put(g, "{");
+	for (size_t i = 0; i < n->n_ports; i++) {
+		for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
+			if (!(g->lossless & (1u << p)))
+				continue;
+			pg_oid(&n->ports[i], p, oid, sizeof oid);
+			put(g, any ? ",\"" : "\"");
+			put_esc(g, n->ports[i].name);
+			put(g, ":");
+			put_u64(g, p);
+			put(g, "\":\"");
+			put(g, oid);
+			put(g, "\"");
+			any = true;
+		}
+	}
+	put(g, "}");
+	gnmi_target_set_json(s->tgt, "COUNTERS_PG_NAME_MAP", g->buf);
+	s->pg_map = true;
+}
+
+/* The PG hashes of port i: drops from the model; the watermarks the
+ * PG_WATERMARK group adds to the same hash are there as SONiC has
+ * them, at 0 (the model keeps no ingress buffer occupancy). */
+static void publish_sonic_pgs(struct sim_serve_gnmi *g, struct sw *s, size_t i,
+			      const struct sim_model_switch_port *c)
+{
+	const struct sim_port *port = &s->node->ports[i];
+	char oid[64];
+	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
+		if (!(g->lossless & (1u << p)))
+			continue;
+		bool first = true;
+		begin(g);
+		put(g, "{");
+		fieldk(g, &first,
+		       JK("SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"),
+		       c->prio[p].pg_drops);
+		fieldk(g, &first,
+		       JK("SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_"
+			  "BYTES"),
+		       0);
+		fieldk(g, &first,
+		       JK("SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_"
+			  "BYTES"),
+		       0);
+		put(g, "}");
+		pg_oid(port, p, oid, sizeof oid);
+		set_json(g, leaf_at(s, i, SN_PG0 + p, "COUNTERS/%s", oid));
+	}
+}
+
 static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 			       const struct sim_model_switch_port *c,
 			       bool first_time)
@@ -557,6 +635,10 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 	}
 	put(g, "}");
 	set_json(g, leaf_at(s, i, SN_QUEUES, "COUNTERS/%s/Queues", name));
+
+	if (!s->pg_map)
+		publish_sonic_pg_map(g, s);
+	publish_sonic_pgs(g, s, i, c);
 
 	if (!first_time || !g->lossless)
 		return;

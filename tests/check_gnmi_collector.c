@@ -15,12 +15,14 @@
 #include "collector.h"
 #include "fabmond.h"
 #include "health.h"
+#include "log.h"
 #include "store.h"
 #include "target.h"
 
 #include <check.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -613,6 +615,185 @@ START_TEST(test_helper_stream_failure_leaves_the_switch_up)
 }
 END_TEST
 
+/*
+ * Priority-group drops through COUNTERS_PG_NAME_MAP (the sonic
+ * profile's pg map). Ids and values are entries of sonic-utilities'
+ * mock COUNTERS_DB (tests/data/sonic-counters-db/counters_db.json).
+ */
+#define PG_E0_3	 "oid:0x1a000000000352" /* Ethernet0:3, 803 drops */
+#define PG_E4_3	 "oid:0x1a00000000037a" /* Ethernet4:3, 403 drops */
+#define PG_E8_3	 "oid:0x1a0000000003a2" /* Ethernet8:3, 103 drops */
+#define PG_DROPS "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"
+
+static void set_pg(const char *oid, uint64_t drops)
+{
+	char path[64], json[256];
+	snprintf(path, sizeof path, "COUNTERS/%s", oid);
+	snprintf(json, sizeof json,
+		 "{\"" PG_DROPS "\":\"%llu\","
+		 "\"SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES\":"
+		 "\"0\"}",
+		 (unsigned long long)drops);
+	ck_assert_int_eq(gnmi_target_set_json(tgt, path, json), 0);
+}
+
+static const char *pg_cfg = "targets:\n"
+			    "  - name: sonic1\n"
+			    "    gnmi:\n"
+			    "      address: 127.0.0.1:%d\n"
+			    "      insecure: true\n"
+			    "      profile: sonic\n"
+			    "      subscriptions:\n"
+			    "        - path: /COUNTERS/oid:0x1a00000000dead\n"
+			    "          sample_interval: 1s\n";
+
+static void start_pg_target(const char *map)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+	o.min_sample_interval_ns = NS_PER_S;
+	start_target(&o);
+	ck_assert_int_eq(gnmi_target_set_json(tgt, "COUNTERS_PG_NAME_MAP", map),
+			 0);
+	set_pg(PG_E0_3, 803);
+	set_pg(PG_E4_3, 403);
+	set_pg(PG_E8_3, 103);
+	/* A PG the map does not name, which the config subscribes to. */
+	set_pg("oid:0x1a00000000dead", 1);
+	gnmi_target_tick(tgt, T0);
+}
+
+/* The map's ids get a stream of their own; their drops become pg_drops
+ * of the (port, priority) the map names, with rates from the tick
+ * timestamps. Malformed fields are counted and the others work; an id
+ * the map does not name stays unmapped. */
+START_TEST(test_sonic_pg_drops_resolve_through_the_name_map)
+{
+	start_pg_target("{\"Ethernet0:3\":\"" PG_E0_3 "\","
+			"\"Ethernet4:3\":\"" PG_E4_3 "\","
+			"\"Ethernet0\":\"oid:0x1\",\"Ethernet0:x\":\"oid:0x2\","
+			"\":3\":\"oid:0x3\"}");
+	start_collector(load_cfg(pg_cfg, gnmi_target_port(tgt)));
+	WAIT_FOR(value_is("sonic1", "Ethernet0", FM_C_PG_DROPS, 3, 803) &&
+		     value_is("sonic1", "Ethernet4", FM_C_PG_DROPS, 3, 403),
+		 "PG drops did not arrive through the map");
+	/* The main stream (map and the unnamed id) and the objects one. */
+	ck_assert_uint_eq(gnmi_target_stream_count(tgt), 2);
+	ck_assert(get_info("sonic1"));
+	ck_assert(info.up);
+	ck_assert_uint_eq(info.counters[HEALTH_C_DECODE_ERRORS], 3);
+	WAIT_FOR(get_info("sonic1") && info.counters[HEALTH_C_UNMAPPED] > 0,
+		 "the unnamed PG was not counted unmapped");
+	struct store_sample v;
+	ck_assert(!read_series("sonic1", "Ethernet8", FM_C_PG_DROPS, 3, &v));
+	/* 10 s later (the PG_DROP interval): 50 more drops on Ethernet0. */
+	set_pg(PG_E0_3, 853);
+	set_pg(PG_E4_3, 403);
+	gnmi_target_tick(tgt, T0 + 10 * NS_PER_S);
+	WAIT_FOR(rate_is("sonic1", "Ethernet0", FM_C_PG_DROPS, 3, 5.0) &&
+		     rate_is("sonic1", "Ethernet4", FM_C_PG_DROPS, 3, 0.0),
+		 "PG drop rates are not 5/s and 0/s");
+	ck_assert_uint_eq(gnmi_target_stream_count(tgt), 2);
+}
+END_TEST
+
+/* A new PG in the map: the objects stream subscribes again with its
+ * id (once), and its drops arrive; the map's stream is not touched. */
+START_TEST(test_a_new_pg_in_the_map_is_subscribed)
+{
+	start_pg_target("{\"Ethernet0:3\":\"" PG_E0_3 "\"}");
+	start_collector(load_cfg(pg_cfg, gnmi_target_port(tgt)));
+	WAIT_FOR(value_is("sonic1", "Ethernet0", FM_C_PG_DROPS, 3, 803),
+		 "the first PG's drops did not arrive");
+	ck_assert_int_eq(
+	    gnmi_target_set_json(tgt, "COUNTERS_PG_NAME_MAP",
+				 "{\"Ethernet0:3\":\"" PG_E0_3 "\","
+				 "\"Ethernet8:3\":\"" PG_E8_3 "\"}"),
+	    0);
+	gnmi_target_tick(tgt, T0 + NS_PER_S);
+	WAIT_FOR(value_is("sonic1", "Ethernet8", FM_C_PG_DROPS, 3, 103),
+		 "the new PG's drops did not arrive");
+	ck_assert(value_is("sonic1", "Ethernet0", FM_C_PG_DROPS, 3, 803));
+	ck_assert_uint_eq(gnmi_target_stream_count(tgt), 2);
+	ck_assert(get_info("sonic1"));
+	ck_assert(info.up);
+	/* Resubscribing the objects is not a reconnect of the switch. */
+	ck_assert_uint_eq(info.counters[HEALTH_C_RECONNECTS], 0);
+	ck_assert_uint_eq(info.counters[HEALTH_C_ERRORS], 0);
+}
+END_TEST
+
+/* Lines of file that contain text. */
+static int lines_with(const char *file, const char *text)
+{
+	FILE *f = fopen(file, "r");
+	char line[1024];
+	int n = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* The map sent again (same ids, another order, another field moved
+ * to a listed id) does not resubscribe the objects; a change that
+ * adds two PGs at once resubscribes once. */
+START_TEST(test_objects_resubscribe_only_when_the_ids_change)
+{
+	char logf[128];
+	snprintf(logf, sizeof logf, "%s/log", tmpdir);
+	int fd = open(logf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	log_set_fd(fd);
+	start_pg_target("{\"Ethernet0:3\":\"" PG_E0_3 "\","
+			"\"Ethernet4:3\":\"" PG_E4_3 "\"}");
+	start_collector(load_cfg(pg_cfg, gnmi_target_port(tgt)));
+	WAIT_FOR(value_is("sonic1", "Ethernet4", FM_C_PG_DROPS, 3, 403),
+		 "the PG drops did not arrive");
+	static const char *const same[] = {
+		"{\"Ethernet4:3\":\"" PG_E4_3 "\","
+		"\"Ethernet0:3\":\"" PG_E0_3 "\"}",
+		"{\"Ethernet0:3\":\"" PG_E0_3 "\","
+		"\"Ethernet4:3\":\"" PG_E4_3 "\","
+		"\"Ethernet12:3\":\"" PG_E4_3 "\"}",
+	};
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(
+		    gnmi_target_set_json(tgt, "COUNTERS_PG_NAME_MAP", same[i]),
+		    0);
+		gnmi_target_tick(tgt, T0 + (i + 1) * NS_PER_S);
+	}
+	/* Ethernet12:3 names a listed id: mapped once the map says so. */
+	set_pg(PG_E4_3, 410);
+	gnmi_target_tick(tgt, T0 + 10 * NS_PER_S);
+	WAIT_FOR(value_is("sonic1", "Ethernet12", FM_C_PG_DROPS, 3, 410) ||
+		     value_is("sonic1", "Ethernet4", FM_C_PG_DROPS, 3, 410),
+		 "the moved field's PG did not update");
+	ck_assert_int_eq(lines_with(logf, "subscribing again"), 0);
+	ck_assert_int_eq(
+	    gnmi_target_set_json(tgt, "COUNTERS_PG_NAME_MAP",
+				 "{\"Ethernet0:3\":\"" PG_E0_3 "\","
+				 "\"Ethernet4:3\":\"" PG_E4_3 "\","
+				 "\"Ethernet8:3\":\"" PG_E8_3 "\","
+				 "\"Ethernet8:4\":\"oid:0x1a0000000003a3\"}"),
+	    0);
+	set_pg("oid:0x1a0000000003a3", 104);
+	gnmi_target_tick(tgt, T0 + 11 * NS_PER_S);
+	WAIT_FOR(value_is("sonic1", "Ethernet8", FM_C_PG_DROPS, 3, 103) &&
+		     value_is("sonic1", "Ethernet8", FM_C_PG_DROPS, 4, 104),
+		 "the new PGs' drops did not arrive");
+	ck_assert_int_eq(lines_with(logf, "[pg objects]: 4 objects now: "
+					  "subscribing again"),
+			 1);
+	ck_assert_int_eq(lines_with(logf, "subscribing again"), 1);
+	log_set_fd(2);
+	close(fd);
+}
+END_TEST
+
 START_TEST(test_unsupported_encoding_is_reported)
 {
 	struct gnmi_target_options o;
@@ -863,6 +1044,9 @@ static Suite *gnmi_collector_suite(void)
 	tcase_add_test(
 	    tc, test_sonic_counters_db_json_ietf_maps_through_the_profile);
 	tcase_add_test(tc, test_helper_stream_failure_leaves_the_switch_up);
+	tcase_add_test(tc, test_sonic_pg_drops_resolve_through_the_name_map);
+	tcase_add_test(tc, test_a_new_pg_in_the_map_is_subscribed);
+	tcase_add_test(tc, test_objects_resubscribe_only_when_the_ids_change);
 	tcase_add_test(tc, test_unsupported_encoding_is_reported);
 	tcase_add_test(
 	    tc, test_refused_sample_interval_is_reported_not_hot_retried);

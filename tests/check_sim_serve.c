@@ -197,7 +197,9 @@ START_TEST(test_every_flavour_serves_the_model_through_its_profile)
 	serve();
 	ck_assert_uint_eq(sim_serve_gnmi_publish(srv, model, 0, true), 6);
 	collect();
-	size_t checked_pfc = 0, nonzero_pause = 0;
+	size_t checked_pfc = 0, nonzero_pause = 0, checked_pg = 0;
+	uint8_t lossless = sim_topo_lossless_mask(topo);
+	ck_assert_uint_ne(lossless, 0);
 	for (size_t id = 0; id < sim_topo_n_nodes(topo); id++) {
 		const struct sim_node *n = sim_topo_node(topo, id);
 		if (n->kind == SIM_NODE_HOST)
@@ -227,6 +229,25 @@ START_TEST(test_every_flavour_serves_the_model_through_its_profile)
 			if (n->flavour != SIM_FLAVOUR_SONIC)
 				WAIT_FOR(value_is(d, pn, FM_C_LINK_UP, 0, 1),
 					 "%s %s link_up", d, pn);
+			if (n->flavour == SIM_FLAVOUR_SONIC) {
+				/* PG drops, through COUNTERS_PG_NAME_MAP, for
+				 * the lossless priorities only. */
+				for (unsigned pr = 0; pr < 8; pr++) {
+					double v;
+					if (!(lossless & (1u << pr))) {
+						ck_assert(!read_value(
+						    d, pn, FM_C_PG_DROPS, pr,
+						    &v));
+						continue;
+					}
+					WAIT_FOR(
+					    value_is(
+						d, pn, FM_C_PG_DROPS, pr,
+						(double)c.prio[pr].pg_drops),
+					    "%s %s pg_drops %u", d, pn, pr);
+					checked_pg++;
+				}
+			}
 			if (n->flavour == SIM_FLAVOUR_OPENCONFIG) {
 				/* OpenConfig has no PFC counters. */
 				double v;
@@ -251,6 +272,7 @@ START_TEST(test_every_flavour_serves_the_model_through_its_profile)
 		}
 	}
 	ck_assert_uint_gt(checked_pfc, 0);
+	ck_assert_uint_gt(checked_pg, 0);
 	/* host1's pause reaches its leaf: the check above saw it. */
 	ck_assert_uint_gt(nonzero_pause, 0);
 }

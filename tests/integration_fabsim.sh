@@ -105,6 +105,11 @@ has_series() {
 		grep -q "^fabmon_queue_transmitted_packets_total{device=\"$sw\",port=\"[^\"]*\",queue=\"3\"}" \
 			"$WORK/series.txt" || return 1
 	done
+	# SONiC's PG drops, through COUNTERS_PG_NAME_MAP.
+	for sw in spine0 leaf1; do
+		grep -q "^fabmon_priority_group_dropped_packets_total{device=\"$sw\",port=\"Ethernet0\",priority=\"3\"" \
+			"$WORK/series.txt" || return 1
+	done
 }
 wait_for 30 has_series || fail "missing series: $(grep -c . "$WORK/series.txt") lines"
 pass "every switch's series carry device, port and priority or queue labels"
