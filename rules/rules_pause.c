@@ -4,7 +4,9 @@
  * port's pausing and paused weights, the pause trees grown from a
  * port that pauses without being paused, the onsets that tell the
  * older end of a link, and the detections read off the graph: PFC
- * storms, congestion spreading and deadlocks (cycles).
+ * storms (from a root, or from outside the view: a port with no link
+ * held paused by its far end), congestion spreading and deadlocks
+ * (cycles).
  *
  * Runs under the engine's lock, on the ticking thread.
  */
@@ -438,6 +440,10 @@ static void root_rules(struct rules *r, int q, int64_t now, float thr,
 			c->held_ns = (int64_t)(r->pt[best] * 1e9);
 		root_evidence(r, q, best, occ_port, occ, storm && !whole,
 			      depth);
+		/* The root has no fresh data: a storm from outside the
+		 * view that the link table names (its peer shows it). */
+		if (storm && !r->dfresh[d])
+			c->sender = RULES_SENDER_UNMONITORED;
 		if (storm)
 			rules_assert_inc(r, RULES_PFC_STORM, r->pdev[origin],
 					 r->pname[origin], q, r->pw[best], now,
@@ -447,6 +453,69 @@ static void root_rules(struct rules *r, int q, int64_t now, float thr,
 					 r->pdev[origin], r->pname[origin], q,
 					 depth, now, c);
 	}
+}
+
+/*
+ * A storm from outside the view: port p, which no link joins to a peer,
+ * held paused on q at the ratio of a storm for the window, or by one
+ * pause still on at the sample that began storm_for ago or more (its
+ * tail, when the window is paused at pause_ratio at least: a trickle's
+ * lone pause is no storm), or stormed by the switch's own watchdog
+ * (port_ratios: its receive ratio is then 1, no pause counter needed).
+ * Its sender is out of fabmond's view, so the origin is p's far end:
+ * subject 0 names p (far_end), p is its victim at depth 1, and p's
+ * device's pausing ports are spreaders from there. The data that shows
+ * it is p's own: with no peer there is no older end to wait for
+ * (onset_settled). A port with a link is the graph's (root_rules): a
+ * peer named but out of view is a root there; one in view and paused
+ * itself is congestion spreading, not a storm from outside.
+ */
+static void far_end_storm(struct rules *r, int q, int64_t now, float thr,
+			  uint32_t p)
+{
+	struct cand *c = &r->cand;
+	size_t i = lix(r, p, q);
+	float rx = r->rrx[i];
+	bool whole = rx >= r->c.r.storm_ratio;
+	bool tail =
+	    !whole && rx >= thr && r->trx[i] * 1e9 >= r->c.r.storm_for_ns;
+	if (!whole && !tail)
+		return;
+	rules_cand_reset(c);
+	c->far_end = true;
+	c->sender = RULES_SENDER_UNMONITORED;
+	c->data_ms = r->plast[p] > 0 ? r->plast[p] : r->now_ms;
+	if (tail)
+		c->held_ns = (int64_t)(r->trx[i] * 1e9);
+	rules_cand_sub(r, c, p, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+	c->sub_ms[0] = INT64_MAX;
+	int sv = rules_cand_sub(r, c, p, 0, q, RULES_ROLE_VICTIM, 0, 1);
+	c->sub_ms[sv] = c->data_ms;
+	size_t qtail = 0;
+	unsigned depth = 1;
+	if (add_spreaders(r, q, thr, r->devi[p], p, sv, 1, &qtail))
+		depth = grow_tree(r, q, thr, qtail, 1);
+	rules_cand_ev(r, c, "pause_ratio_rx", p, rx);
+	if (phas(r, p, q, F_WD))
+		rules_cand_ev(r, c, "pfc_watchdog", p, pval(r, p, q, F_WD));
+	if (phas(r, p, q, F_TX_PKTS))
+		rules_cand_ev(r, c, "tx_pps", p, pval(r, p, q, F_TX_PKTS));
+	if (tail)
+		rules_cand_ev(r, c, "paused_for_seconds", p, r->trx[i]);
+	rules_cand_ev(r, c, "tree_depth_hops", NONE, depth);
+	rules_cand_ev(r, c, "tree_ports", NONE, (double)c->n_subs);
+	rules_assert_inc(r, RULES_PFC_STORM, r->pdev[p], r->pname[p], q, rx,
+			 now, c);
+}
+
+/* Storms from outside the view (far_end_storm) on q: ports with fresh
+ * data and no link, held paused. */
+static void outside_rules(struct rules *r, int q, int64_t now, float thr)
+{
+	for (uint32_t p = 0; p < r->n_ports; p++)
+		if (!has_peer(r, p) && r->rrx[lix(r, p, q)] >= thr &&
+		    (r->valid[p] & PV_FRESH))
+			far_end_storm(r, q, now, thr, p);
 }
 
 /*
@@ -581,5 +650,6 @@ void rules_pause_rules(struct rules *r, int q, int64_t now)
 	}
 	uint32_t root_stamp = r->stamp;
 	root_rules(r, q, now, thr, root_stamp);
+	outside_rules(r, q, now, thr);
 	cycle_rules(r, q, now, thr, root_stamp);
 }
