@@ -6,13 +6,17 @@
  * unmonitored neighbour is a storm at the neighbour, marked as such.
  * Trickles, heavy pausing below storm_ratio and congestion spreading from
  * a monitored switch are not. The store and the engine run on an
- * injected clock (tests/rules_fixture.h).
+ * injected clock (tests/rules_fixture.h); the API's JSON and the metrics
+ * are rendered from the same engine.
  */
 #include "config.h"
 
+#include "buf.h"
+#include "incidents.h"
 #include "rules_fixture.h"
 
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +373,90 @@ START_TEST(test_monitored_paused_peer_is_not_outside)
 }
 END_TEST
 
+/* The API's JSON and the metrics of a storm from a far end. */
+START_TEST(test_far_end_json_and_metrics)
+{
+	fabric();
+	steps(2);
+	set("leaf0", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 1.0);
+	step();
+	struct buf b;
+	buf_init(&b);
+	ck_assert_int_eq(incidents_api_incidents(F.r, NULL, 0, &b), 200);
+	json_error_t je;
+	json_t *doc = json_loadb(b.data, b.len, 0, &je);
+	ck_assert_msg(doc, "%s", je.text);
+	json_t *in = json_array_get(json_object_get(doc, "active"), 0);
+	json_t *org = json_object_get(in, "origin");
+	ck_assert_str_eq(json_string_value(json_object_get(org, "device")),
+			 "leaf0");
+	ck_assert_str_eq(json_string_value(json_object_get(org, "port")),
+			 "Ethernet0");
+	ck_assert_int_eq(json_integer_value(json_object_get(org, "priority")),
+			 3);
+	ck_assert(json_is_true(json_object_get(org, "far_end")));
+	ck_assert_str_eq(json_string_value(json_object_get(org, "sender")),
+			 "unmonitored");
+	/* tree: origin (the far end) -> victim leaf0:Ethernet0 */
+	json_t *t = json_object_get(in, "tree");
+	ck_assert_str_eq(json_string_value(json_object_get(t, "role")),
+			 "origin");
+	json_t *v = json_array_get(json_object_get(t, "children"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "role")),
+			 "victim");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "port")),
+			 "Ethernet0");
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "depth")), 1);
+	json_decref(doc);
+
+	buf_reset(&b);
+	ck_assert_int_eq(incidents_prom_render(F.r, &b), 0);
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "fabmon_incident_active{kind=\"pfc_storm\","
+			   "device=\"leaf0\",port=\"Ethernet0\",priority=\"3\","
+			   "role=\"origin\",sender=\"unmonitored\"} 1\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "fabmon_incident_active{kind=\"pfc_storm\","
+			   "device=\"leaf0\",port=\"Ethernet0\",priority=\"3\","
+			   "role=\"victim\",sender=\"unmonitored\"} 1\n"));
+	buf_fini(&b);
+}
+END_TEST
+
+/* An ordinary storm: no far_end, no sender in the JSON; sender="" in
+ * the metric. */
+START_TEST(test_ordinary_json_and_metrics_unchanged)
+{
+	link2("leaf0", "Ethernet0", "host7", "mlx5_0");
+	port("leaf0", "Ethernet0");
+	port("host7", "mlx5_0");
+	steps(2);
+	set("leaf0", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 1.0);
+	set("host7", "mlx5_0", FM_C_PFC_TX_PAUSE, 3, 1.0);
+	step();
+	struct buf b;
+	buf_init(&b);
+	ck_assert_int_eq(incidents_api_incidents(F.r, NULL, 0, &b), 200);
+	json_error_t je;
+	json_t *doc = json_loadb(b.data, b.len, 0, &je);
+	ck_assert_msg(doc, "%s", je.text);
+	json_t *org = json_object_get(
+	    json_array_get(json_object_get(doc, "active"), 0), "origin");
+	ck_assert_str_eq(json_string_value(json_object_get(org, "device")),
+			 "host7");
+	ck_assert_ptr_null(json_object_get(org, "far_end"));
+	ck_assert_ptr_null(json_object_get(org, "sender"));
+	json_decref(doc);
+	buf_reset(&b);
+	ck_assert_int_eq(incidents_prom_render(F.r, &b), 0);
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "fabmon_incident_active{kind=\"pfc_storm\","
+			   "device=\"host7\",port=\"mlx5_0\",priority=\"3\","
+			   "role=\"origin\",sender=\"\"} 1\n"));
+	buf_fini(&b);
+}
+END_TEST
+
 static Suite *outside_suite(void)
 {
 	Suite *s = suite_create("rules_outside");
@@ -385,6 +473,8 @@ static Suite *outside_suite(void)
 	tcase_add_test(tc, test_named_monitored_peer_is_ordinary);
 	tcase_add_test(tc, test_trickle_and_half_are_not_storms);
 	tcase_add_test(tc, test_monitored_paused_peer_is_not_outside);
+	tcase_add_test(tc, test_far_end_json_and_metrics);
+	tcase_add_test(tc, test_ordinary_json_and_metrics_unchanged);
 	suite_add_tcase(s, tc);
 	return s;
 }
