@@ -373,6 +373,10 @@ static void parse_incident(const json_t *j, struct model_incident *in)
 	const json_t *org = json_object_get(j, "origin");
 	in->origin_device = str(org, "device");
 	in->origin_port = str(org, "port");
+	in->origin_far_end = json_is_true(json_object_get(org, "far_end"));
+	const json_t *snd = json_object_get(org, "sender");
+	in->sender_unmonitored = json_is_string(snd) &&
+				 !strcmp(json_string_value(snd), "unmonitored");
 	in->summary = str(j, "summary");
 	in->started = num(j, "started_seconds");
 	in->fired = num(j, "fired_seconds");

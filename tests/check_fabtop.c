@@ -742,6 +742,57 @@ START_TEST(batch_frame_is_plain_text_with_the_tree)
 }
 END_TEST
 
+/* ---- storms from outside fabmond's view (the rule engine's JSON for
+ * leaf0:Ethernet0 held paused by an unlinked neighbour, and leaf1 by an
+ * LLDP-named unmonitored host7) */
+
+static void setup_far_end(void)
+{
+	load_state("incidents-far-end.json");
+}
+
+START_TEST(far_end_origin_is_parsed)
+{
+	ck_assert_uint_eq(st.incidents.n_active, 2);
+	const struct model_incident *a = &st.incidents.active[0];
+	const struct model_incident *b = &st.incidents.active[1];
+	ck_assert_str_eq(a->origin_device, "host7");
+	ck_assert(!a->origin_far_end && a->sender_unmonitored);
+	ck_assert_str_eq(b->origin_device, "leaf0");
+	ck_assert_str_eq(b->origin_port, "Ethernet0");
+	ck_assert(b->origin_far_end && b->sender_unmonitored);
+	/* An ordinary origin has neither. */
+	struct model_incidents in;
+	PARSE(model_parse_incidents, "incidents-tree.json", &in);
+	ck_assert(!in.active[0].origin_far_end);
+	ck_assert(!in.active[0].sender_unmonitored);
+	model_incidents_clear(&in);
+}
+END_TEST
+
+START_TEST(far_end_rows_say_so)
+{
+	view_draw(&st, cv);
+	int r = find_row(cv, "far end of leaf0:Ethernet0 (unmonitored)");
+	if (r < 0)
+		dump(cv);
+	ck_assert_int_ge(r, 0);
+	char line[512];
+	canvas_line(cv, r, line, sizeof line);
+	ck_assert_msg(strstr(line, "pfc_storm") && strstr(line, "firing"), "%s",
+		      line);
+	SEES(cv, "host7:mlx5_0 (unmonitored)");
+	/* The detail: the origin, then the port as its victim. */
+	view_action(&st, VA_DOWN);
+	view_action(&st, VA_ENTER);
+	view_draw(&st, cv);
+	SEES(cv, "Started at: far end of leaf0:Ethernet0 (unmonitored)");
+	SEES(cv, "held paused by its far end");
+	SEES(cv, "leaf0:Ethernet0 victim p3 (1 hop)");
+	SEES(cv, "leaf0:Ethernet8 spreader");
+}
+END_TEST
+
 static Suite *fabtop_suite(void)
 {
 	Suite *s = suite_create("fabtop");
@@ -777,6 +828,12 @@ static Suite *fabtop_suite(void)
 	tcase_add_test(tc, ports_sort_and_filter);
 	tcase_add_test(tc, disconnected_keeps_the_last_data);
 	tcase_add_test(tc, missing_incidents_api_is_explained);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("views_far_end");
+	tcase_add_checked_fixture(tc, setup_far_end, teardown_views);
+	tcase_add_test(tc, far_end_origin_is_parsed);
+	tcase_add_test(tc, far_end_rows_say_so);
 	suite_add_tcase(s, tc);
 	return s;
 }
