@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "incidents.h"
+#include "report_api.h"
 #include "rules_fixture.h"
 
 #include <check.h>
@@ -423,6 +424,46 @@ START_TEST(test_far_end_json_and_metrics)
 }
 END_TEST
 
+/* The validation report remembers a storm from outside the view as
+ * such: its incidents list (GET /api/v1/report) says far_end and
+ * sender as /api/v1/incidents does. */
+START_TEST(test_far_end_in_the_report)
+{
+	struct report_opts o = {
+		.window_ns = F.cfg->report.window_ns,
+		.step_ns = F.cfg->report.step_ns,
+		.max_records = F.cfg->report.max_records,
+		.max_incidents = F.cfg->report.max_incidents,
+		.lossless_mask = F.cfg->lossless_mask,
+	};
+	F.rep = report_new(F.st, &o);
+	struct rules_output out = { &report_output_ops, F.rep };
+	rules_set_outputs(F.r, &out, 1);
+	fabric();
+	steps(2);
+	set("leaf0", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 1.0);
+	step();
+	struct buf b;
+	buf_init(&b);
+	ck_assert_int_eq(report_api_serve(F.rep, NULL, 0, &b, treal(NULL)),
+			 200);
+	json_error_t je;
+	json_t *doc = json_loadb(b.data, b.len, 0, &je);
+	ck_assert_msg(doc, "%s", je.text);
+	json_t *list =
+	    json_object_get(json_object_get(doc, "incidents"), "list");
+	ck_assert_uint_eq(json_array_size(list), 1);
+	json_t *org = json_object_get(json_array_get(list, 0), "origin");
+	ck_assert_str_eq(json_string_value(json_object_get(org, "port")),
+			 "Ethernet0");
+	ck_assert(json_is_true(json_object_get(org, "far_end")));
+	ck_assert_str_eq(json_string_value(json_object_get(org, "sender")),
+			 "unmonitored");
+	json_decref(doc);
+	buf_fini(&b);
+}
+END_TEST
+
 /* An ordinary storm: no far_end, no sender in the JSON; sender="" in
  * the metric. */
 START_TEST(test_ordinary_json_and_metrics_unchanged)
@@ -475,6 +516,7 @@ static Suite *outside_suite(void)
 	tcase_add_test(tc, test_monitored_paused_peer_is_not_outside);
 	tcase_add_test(tc, test_far_end_json_and_metrics);
 	tcase_add_test(tc, test_ordinary_json_and_metrics_unchanged);
+	tcase_add_test(tc, test_far_end_in_the_report);
 	suite_add_tcase(s, tc);
 	return s;
 }
