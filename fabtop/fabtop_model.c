@@ -773,10 +773,16 @@ static void report_incidents(struct out *o, const json_t *in)
 	json_array_foreach(json_object_get(in, "list"), i, e)
 	{
 		const json_t *org = json_object_get(e, "origin");
-		out_add(o, "  #%s %s %s p%s at %s:%s: %s\n",
+		/* A storm from outside the view says so, as the list does. */
+		const json_t *snd = json_object_get(org, "sender");
+		out_add(o, "  #%s %s %s p%s at %s%s:%s%s: %s\n",
 			rnum(b[0], 32, e, "id"), rstr(e, "kind"),
 			rstr(e, "state"), rnum(b[1], 32, e, "priority"),
+			json_is_true(json_object_get(org, "far_end"))
+			    ? "far end of "
+			    : "",
 			rstr(org, "device"), rstr(org, "port"),
+			json_is_string(snd) ? " (unmonitored)" : "",
 			rstr(e, "summary"));
 	}
 	if (json_is_true(json_object_get(in, "truncated")))

@@ -14,6 +14,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <jansson.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -770,6 +771,36 @@ START_TEST(far_end_origin_is_parsed)
 }
 END_TEST
 
+/* The report's incident list says so too: the real report's storm,
+ * its origin marked as /api/v1/report marks a storm from outside the
+ * view. */
+START_TEST(far_end_in_the_report_text)
+{
+	size_t len;
+	char *b = slurp("report-nic_pfc_storm.json", &len);
+	json_t *doc = json_loadb(b, len, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	free(b);
+	json_t *list =
+	    json_object_get(json_object_get(doc, "incidents"), "list");
+	json_t *org = json_object_get(json_array_get(list, 0), "origin");
+	json_object_set_new(org, "far_end", json_true());
+	json_object_set_new(org, "sender", json_string("unmonitored"));
+	b = json_dumps(doc, 0);
+	json_decref(doc);
+	enum model_verdict v = MODEL_VERDICT_UNKNOWN;
+	char *t = model_format_report(b, strlen(b), &v);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_msg(strstr(t, "  #2 pfc_storm resolved p3 at far end of "
+				"host0:mlx5_0 (unmonitored): "),
+		      "%s", t);
+	ck_assert_ptr_nonnull(
+	    strstr(t, "  #3 lossless_drop firing p3 at host0:mlx5_0: "));
+	free(t);
+	free(b);
+}
+END_TEST
+
 START_TEST(far_end_rows_say_so)
 {
 	view_draw(&st, cv);
@@ -833,6 +864,7 @@ static Suite *fabtop_suite(void)
 	tc = tcase_create("views_far_end");
 	tcase_add_checked_fixture(tc, setup_far_end, teardown_views);
 	tcase_add_test(tc, far_end_origin_is_parsed);
+	tcase_add_test(tc, far_end_in_the_report_text);
 	tcase_add_test(tc, far_end_rows_say_so);
 	suite_add_tcase(s, tc);
 	return s;
