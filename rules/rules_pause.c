@@ -490,10 +490,11 @@ static void far_end_storm(struct rules *r, int q, int64_t now, float thr,
 	rules_cand_sub(r, c, p, 0, q, RULES_ROLE_ORIGIN, -1, 0);
 	c->sub_ms[0] = INT64_MAX;
 	int sv = rules_cand_sub(r, c, p, 0, q, RULES_ROLE_VICTIM, 0, 1);
-	c->sub_ms[sv] = c->data_ms;
 	size_t qtail = 0;
 	unsigned depth = 1;
-	if (add_spreaders(r, q, thr, r->devi[p], p, sv, 1, &qtail))
+	if (sv > 0)
+		c->sub_ms[sv] = c->data_ms;
+	if (sv > 0 && add_spreaders(r, q, thr, r->devi[p], p, sv, 1, &qtail))
 		depth = grow_tree(r, q, thr, qtail, 1);
 	rules_cand_ev(r, c, "pause_ratio_rx", p, rx);
 	if (phas(r, p, q, F_WD))
