@@ -167,6 +167,11 @@ static json_t *base_json(const struct alert *a, const struct rules_incident *in)
 		snprintf(p, sizeof p, "%d", in->priority);
 		json_object_set_new(labels, "priority", json_string(p));
 	}
+	/* A storm from outside the view; absent otherwise, as an empty
+	 * label would be (the summary says whether it is a far end). */
+	if (in->sender != RULES_SENDER_MONITORED)
+		json_object_set_new(labels, "sender",
+				    json_string(rules_sender_name(in->sender)));
 	json_t *ann = json_object();
 	json_object_set_new(ann, "summary", json_str(in->summary));
 	char id[24];

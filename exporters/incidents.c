@@ -5,9 +5,10 @@
  * The pause tree of an incident is its subjects linked by parent index:
  * the JSON nests children under their parents, root (the origin) first,
  * so a reader walks it root to leaves. fabmon_incident_active has one
- * series per (kind, device, port, priority, role) of a firing incident:
- * two incidents of one kind sharing a victim port give one series, so
- * lines are sorted and duplicates dropped before they are written.
+ * series per (kind, device, port, priority, role, sender) of a firing
+ * incident: two incidents of one kind sharing a victim port give one
+ * series, so lines are sorted and duplicates dropped before they are
+ * written.
  */
 #include "config.h"
 
@@ -84,6 +85,13 @@ static json_t *incident_json(const struct rules_incident *in)
 		json_object_set_new(
 		    org, "port", s->port[0] ? json_str(s->port) : json_null());
 		json_object_set_new(org, "priority", jprio(in->priority));
+		/* A storm from outside the view (doc/api.md): only then. */
+		if (in->far_end)
+			json_object_set_new(org, "far_end", json_true());
+		if (in->sender != RULES_SENDER_MONITORED)
+			json_object_set_new(
+			    org, "sender",
+			    json_string(rules_sender_name(in->sender)));
 		json_object_set_new(o, "origin", org);
 	}
 	json_object_set_new(o, "summary", json_str(in->summary));
@@ -274,6 +282,34 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* One fabmon_incident_active line for subject sb of in (malloc'd), or
+ * NULL when out of memory. sender is "" (the same series as no label)
+ * but for a storm from an unmonitored sender. */
+static char *active_line(const struct rules_incident *in,
+			 const struct rules_subject *sb)
+{
+	char prio[16] = "";
+	if (sb->priority >= 0)
+		snprintf(prio, sizeof prio, "%d", sb->priority);
+	static const char *const names[] = { "kind",	 "device", "port",
+					     "priority", "role",   "sender" };
+	const char *values[] = { rules_kind_name(in->kind),
+				 sb->device,
+				 sb->port,
+				 prio,
+				 rules_role_name(sb->role),
+				 rules_sender_name(in->sender) };
+	struct buf l;
+	buf_init(&l);
+	buf_puts(&l, "fabmon_incident_active");
+	put_labels(&l, names, values, 6);
+	buf_puts(&l, " 1\n");
+	size_t len;
+	char *line = buf_error(&l) ? NULL : buf_steal(&l, &len);
+	buf_fini(&l);
+	return line;
+}
+
 int incidents_prom_render(struct rules *r, struct buf *out)
 {
 	struct rules_snapshot s;
@@ -281,7 +317,8 @@ int incidents_prom_render(struct rules *r, struct buf *out)
 
 	buf_puts(out, "# HELP fabmon_incident_active 1 for each port a firing "
 		      "incident involves, by the port's role (origin, victim, "
-		      "spreader, member).\n"
+		      "spreader, member); sender is unmonitored for a storm "
+		      "from outside the view.\n"
 		      "# TYPE fabmon_incident_active gauge\n");
 	/* One line per distinct label set, sorted. */
 	size_t n = 0, cap = 0;
@@ -291,24 +328,7 @@ int incidents_prom_render(struct rules *r, struct buf *out)
 		if (in->state != RULES_FIRING)
 			continue;
 		for (size_t k = 0; k < in->n_subjects; k++) {
-			const struct rules_subject *sb = &in->subjects[k];
-			char prio[16] = "";
-			if (sb->priority >= 0)
-				snprintf(prio, sizeof prio, "%d", sb->priority);
-			static const char *const names[] = { "kind", "device",
-							     "port", "priority",
-							     "role" };
-			const char *values[] = { rules_kind_name(in->kind),
-						 sb->device, sb->port, prio,
-						 rules_role_name(sb->role) };
-			struct buf l;
-			buf_init(&l);
-			buf_puts(&l, "fabmon_incident_active");
-			put_labels(&l, names, values, 5);
-			buf_puts(&l, " 1\n");
-			size_t len;
-			char *line = buf_error(&l) ? NULL : buf_steal(&l, &len);
-			buf_fini(&l);
+			char *line = active_line(in, &in->subjects[k]);
 			if (!line) {
 				out->failed = true;
 				continue;

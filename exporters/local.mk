@@ -24,3 +24,10 @@ TESTS += tests/check_alert_meter
 tests_check_alert_meter_SOURCES = tests/check_alert_meter.c
 tests_check_alert_meter_CFLAGS = $(TEST_CFLAGS)
 tests_check_alert_meter_LDADD = $(TEST_LIBS)
+
+# The pusher's labels and summary as posted, read by a loopback receiver.
+check_PROGRAMS += tests/check_alert_labels
+TESTS += tests/check_alert_labels
+tests_check_alert_labels_SOURCES = tests/check_alert_labels.c
+tests_check_alert_labels_CFLAGS = $(TEST_CFLAGS)
+tests_check_alert_labels_LDADD = $(TEST_LIBS)

@@ -148,6 +148,12 @@ static json_t *incident_json(const struct report_incident_row *h)
 	json_object_set_new(o, "device", json_str(h->device));
 	json_object_set_new(o, "port",
 			    h->port[0] ? json_str(h->port) : json_null());
+	/* A storm from outside the view, as /api/v1/incidents says it. */
+	if (h->far_end)
+		json_object_set_new(o, "far_end", json_true());
+	if (h->sender != RULES_SENDER_MONITORED)
+		json_object_set_new(o, "sender",
+				    json_string(rules_sender_name(h->sender)));
 	json_object_set_new(j, "origin", o);
 	json_object_set_new(j, "fired_seconds", json_secs(h->fired_ns));
 	json_object_set_new(j, "resolved_seconds",

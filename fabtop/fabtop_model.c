@@ -373,6 +373,10 @@ static void parse_incident(const json_t *j, struct model_incident *in)
 	const json_t *org = json_object_get(j, "origin");
 	in->origin_device = str(org, "device");
 	in->origin_port = str(org, "port");
+	in->origin_far_end = json_is_true(json_object_get(org, "far_end"));
+	const json_t *snd = json_object_get(org, "sender");
+	in->sender_unmonitored = json_is_string(snd) &&
+				 !strcmp(json_string_value(snd), "unmonitored");
 	in->summary = str(j, "summary");
 	in->started = num(j, "started_seconds");
 	in->fired = num(j, "fired_seconds");
@@ -769,10 +773,16 @@ static void report_incidents(struct out *o, const json_t *in)
 	json_array_foreach(json_object_get(in, "list"), i, e)
 	{
 		const json_t *org = json_object_get(e, "origin");
-		out_add(o, "  #%s %s %s p%s at %s:%s: %s\n",
+		/* A storm from outside the view says so, as the list does. */
+		const json_t *snd = json_object_get(org, "sender");
+		out_add(o, "  #%s %s %s p%s at %s%s:%s%s: %s\n",
 			rnum(b[0], 32, e, "id"), rstr(e, "kind"),
 			rstr(e, "state"), rnum(b[1], 32, e, "priority"),
+			json_is_true(json_object_get(org, "far_end"))
+			    ? "far end of "
+			    : "",
 			rstr(org, "device"), rstr(org, "port"),
+			json_is_string(snd) ? " (unmonitored)" : "",
 			rstr(e, "summary"));
 	}
 	if (json_is_true(json_object_get(in, "truncated")))

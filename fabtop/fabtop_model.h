@@ -155,6 +155,11 @@ struct model_incident {
 	int priority;
 	char *origin_device;
 	char *origin_port;
+	/* A storm from outside fabmond's view (the API's origin.far_end and
+	 * origin.sender): the origin is the far end of origin_device:port,
+	 * and/or its sender is not monitored. */
+	bool origin_far_end;
+	bool sender_unmonitored;
 	char *summary;
 	double started, fired, resolved, peak_time; /* epoch s, NaN */
 	double peak;

@@ -381,9 +381,13 @@ static void draw_footer(struct view_state *st, struct canvas *c, int row)
 const char *view_origin_text(const struct model_incident *in, char *b,
 			     size_t len)
 {
-	snprintf(b, len, "%s%s%s", in->origin_device ? in->origin_device : "?",
+	/* A storm from outside the view: "far end of leaf0:Ethernet0
+	 * (unmonitored)", "host7:mlx5_0 (unmonitored)". */
+	snprintf(b, len, "%s%s%s%s%s", in->origin_far_end ? "far end of " : "",
+		 in->origin_device ? in->origin_device : "?",
 		 in->origin_port ? ":" : "",
-		 in->origin_port ? in->origin_port : "");
+		 in->origin_port ? in->origin_port : "",
+		 in->sender_unmonitored ? " (unmonitored)" : "");
 	return b;
 }
 
@@ -408,8 +412,14 @@ static void incident_row(struct view_state *st, struct canvas *c, int row,
 	col = view_text_cell(c, row, col, 18, CA_BOLD, in->kind);
 	col = view_text_cell(c, row, col, 8, view_state_attr(in->state),
 			     in->state);
-	col = view_text_cell(c, row, col, 20, CA_NORMAL,
-			     view_origin_text(in, b, sizeof b));
+	/* The origin's column, wider for a storm from outside the view
+	 * (its far end, its sender) rather than cut. */
+	view_origin_text(in, b, sizeof b);
+	int ow = (int)strlen(b);
+	col = view_text_cell(
+	    c, row, col,
+	    ow > 20 && (in->origin_far_end || in->sender_unmonitored) ? ow : 20,
+	    CA_NORMAL, b);
 	snprintf(b, sizeof b, "%d", in->priority);
 	col = view_text_cell(c, row, col, 2, CA_NORMAL,
 			     in->priority >= 0 ? b : "-");

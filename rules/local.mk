@@ -41,6 +41,14 @@ tests_check_rules_SOURCES = tests/check_rules.c tests/rules_fixture.h
 tests_check_rules_CFLAGS = $(TEST_CFLAGS)
 tests_check_rules_LDADD = $(TEST_LIBS)
 
+# Storms from outside the view: a port paused by an unmonitored sender.
+check_PROGRAMS += tests/check_rules_outside
+TESTS += tests/check_rules_outside
+tests_check_rules_outside_SOURCES = tests/check_rules_outside.c \
+	tests/rules_fixture.h
+tests_check_rules_outside_CFLAGS = $(TEST_CFLAGS)
+tests_check_rules_outside_LDADD = $(TEST_LIBS)
+
 # The link table (core/links.c) and the topology: and rules: config.
 check_PROGRAMS += tests/check_links
 TESTS += tests/check_links

@@ -60,6 +60,8 @@ struct hinc {
 	int64_t fired, resolved;
 	double peak;
 	char *dev, *port, *summary;
+	bool far_end; /* a storm from outside the view (rules.h) */
+	enum rules_sender sender;
 };
 
 struct report {
@@ -422,6 +424,8 @@ void report_incident(struct report *rep, const struct rules_incident *in)
 	if (in->state == RULES_RESOLVED && !h->resolved)
 		h->resolved = rep->last ? rep->last : in->fired_ns;
 	h->peak = in->peak;
+	h->far_end = in->far_end;
+	h->sender = in->sender;
 	const struct rules_subject *o =
 	    in->n_subjects ? &in->subjects[0] : NULL;
 	set_str(&h->dev, o ? o->device : "");
@@ -708,6 +712,8 @@ static void list_incidents(const struct report *rep, struct report_result *res,
 		o->fired_ns = h->fired;
 		o->resolved_ns = h->resolved;
 		o->peak = h->peak;
+		o->far_end = h->far_end;
+		o->sender = h->sender;
 		o->device = xstrdup(h->dev);
 		o->port = xstrdup(h->port);
 		o->summary = xstrdup(h->summary);

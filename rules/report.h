@@ -106,6 +106,8 @@ struct report_incident_row {
 	int64_t fired_ns, resolved_ns; /* resolved_ns 0: still firing */
 	double peak;
 	char *device, *port, *summary; /* port "": none */
+	bool far_end;		       /* see struct rules_incident */
+	enum rules_sender sender;
 };
 
 /* A port that paused a peer on a lossless priority without its device

@@ -93,6 +93,23 @@ struct rules_evidence {
 	double value;
 };
 
+/*
+ * Who sends what an incident's origin stands for (pfc_storm only; the
+ * other kinds are RULES_SENDER_MONITORED). A storm from outside the
+ * view: the pausing end is a device fabmond has no fresh data of. When
+ * the link table names it, the origin is that device:port (the port
+ * that is paused is its victim); when the paused port has no link, the
+ * origin is the paused port itself with far_end set: the storm comes
+ * from the far end of that device:port, which nothing names.
+ */
+enum rules_sender {
+	RULES_SENDER_MONITORED,	  /* the ordinary case */
+	RULES_SENDER_UNMONITORED, /* no fresh data of the pausing end */
+};
+
+/* "" (monitored) or "unmonitored". */
+const char *rules_sender_name(enum rules_sender s);
+
 struct rules_incident {
 	uint64_t id; /* unique for the engine's life */
 	enum rules_kind kind;
@@ -109,6 +126,10 @@ struct rules_incident {
 	size_t n_subjects;
 	struct rules_evidence *evidence;
 	size_t n_evidence;
+	/* The origin (subjects[0]) is the far end of that device:port,
+	 * which the link table does not name (see enum rules_sender). */
+	bool far_end;
+	enum rules_sender sender;
 };
 
 /* A derived per-port figure the rules use (what dashboards see). */

@@ -78,6 +78,11 @@ const char *rules_role_name(enum rules_role r)
 	return "?";
 }
 
+const char *rules_sender_name(enum rules_sender s)
+{
+	return s == RULES_SENDER_UNMONITORED ? "unmonitored" : "";
+}
+
 void rules_free_public(struct rules_incident *p)
 {
 	for (size_t i = 0; i < p->n_subjects; i++) {
@@ -111,6 +116,8 @@ void rules_cand_reset(struct cand *c)
 	c->n_ev = 0;
 	c->held_ns = 0;
 	c->data_ms = 0;
+	c->far_end = false;
+	c->sender = RULES_SENDER_MONITORED;
 }
 
 int rules_cand_sub(struct rules *r, struct cand *c, uint32_t port,
@@ -156,12 +163,12 @@ const char *rules_lbl(const struct rules *r, store_label l)
 }
 
 static struct inc *find_inc(struct rules *r, enum rules_kind k, store_label dev,
-			    store_label port, int prio)
+			    store_label port, int prio, bool far_end)
 {
 	for (size_t i = 0; i < r->n_act; i++) {
 		struct inc *in = r->act[i];
 		if (in->kind == k && in->dev == dev && in->port == port &&
-		    in->prio == prio)
+		    in->prio == prio && in->far_end == far_end)
 			return in;
 	}
 	return NULL;
@@ -170,14 +177,38 @@ static struct inc *find_inc(struct rules *r, enum rules_kind k, store_label dev,
 static void describe(struct rules *r, struct inc *in)
 {
 	size_t victims = in->n_subs ? in->n_subs - 1 : 0;
+	const char *unmon = in->sender == RULES_SENDER_UNMONITORED
+				? " (sender not monitored)"
+				: "";
 	char prio[32] = "";
+	if (in->far_end) {
+		/* The origin's port is also its victim (depth 1). */
+		victims = in->n_subs > 2 ? in->n_subs - 2 : 0;
+		snprintf(prio, sizeof prio, " priority %d", in->prio);
+		snprintf(in->summary, sizeof in->summary,
+			 "%s%s: %s:%s held paused by its far end%s, %zu "
+			 "other port%s involved, peak %.3g",
+			 kind_names[in->kind], in->prio >= 0 ? prio : "",
+			 rules_lbl(r, in->dev), rules_lbl(r, in->port), unmon,
+			 victims, victims == 1 ? "" : "s", in->peak);
+		return;
+	}
 	if (in->prio >= 0)
 		snprintf(prio, sizeof prio, " priority %d", in->prio);
 	snprintf(in->summary, sizeof in->summary,
-		 "%s at %s%s%s%s, %zu other port%s involved, peak %.3g",
+		 "%s at %s%s%s%s%s, %zu other port%s involved, peak %.3g",
 		 kind_names[in->kind], rules_lbl(r, in->dev),
 		 in->port ? ":" : "", in->port ? rules_lbl(r, in->port) : "",
-		 prio, victims, victims == 1 ? "" : "s", in->peak);
+		 prio, unmon, victims, victims == 1 ? "" : "s", in->peak);
+}
+
+/* Whether subjects a and b are the same: port (or device) and priority,
+ * an origin apart from the rest (a storm from a far end has its origin's
+ * port as a victim too). */
+static bool same_sub(const struct isub *a, const struct isub *b)
+{
+	return a->port == b->port && a->dev == b->dev && a->prio == b->prio &&
+	       (a->role == RULES_ROLE_ORIGIN) == (b->role == RULES_ROLE_ORIGIN);
 }
 
 /* Merges c's subjects into in (by port or device and role). */
@@ -187,9 +218,7 @@ static void merge_subs(struct inc *in, const struct cand *c)
 		const struct isub *s = &c->subs[i];
 		bool have = false;
 		for (size_t k = 0; k < in->n_subs && !have; k++)
-			have = in->subs[k].port == s->port &&
-			       in->subs[k].dev == s->dev &&
-			       in->subs[k].prio == s->prio;
+			have = same_sub(&in->subs[k], s);
 		if (have || in->n_subs >= MAX_SUBJECTS)
 			continue;
 		if (in->n_subs == in->cap_subs) {
@@ -204,7 +233,9 @@ static void merge_subs(struct inc *in, const struct cand *c)
 			t.parent = -1;
 			for (size_t k = 0; k < in->n_subs; k++)
 				if (in->subs[k].port == ps->port &&
-				    in->subs[k].dev == ps->dev) {
+				    in->subs[k].dev == ps->dev &&
+				    (in->subs[k].role == RULES_ROLE_ORIGIN) ==
+					(ps->role == RULES_ROLE_ORIGIN)) {
 					t.parent = (int16_t)k;
 					break;
 				}
@@ -243,7 +274,7 @@ void rules_assert_inc(struct rules *r, enum rules_kind k, store_label dev,
 		      const struct cand *c)
 {
 	int64_t seen = rules_data_ms(r, c);
-	struct inc *in = find_inc(r, k, dev, port, prio);
+	struct inc *in = find_inc(r, k, dev, port, prio, c->far_end);
 	if (!in) {
 		if (r->n_act >= MAX_ACTIVE)
 			return;
@@ -254,6 +285,7 @@ void rules_assert_inc(struct rules *r, enum rules_kind k, store_label dev,
 		in->dev = dev;
 		in->port = port;
 		in->prio = prio;
+		in->far_end = c->far_end;
 		in->started = now;
 		in->dfrom_ms =
 		    seen -
@@ -269,6 +301,8 @@ void rules_assert_inc(struct rules *r, enum rules_kind k, store_label dev,
 	}
 	in->asserted = true;
 	in->last_true = now;
+	if (in->state == RULES_PENDING)
+		in->sender = c->sender;
 	if (seen > in->dlast_ms)
 		in->dlast_ms = seen;
 	merge_subs(in, c);
@@ -323,6 +357,8 @@ static void to_public(const struct rules *r, const struct inc *in,
 	p->kind = in->kind;
 	p->state = in->state;
 	p->priority = in->prio;
+	p->far_end = in->far_end;
+	p->sender = (enum rules_sender)in->sender;
 	p->started_ns = in->started;
 	p->fired_ns = in->fired;
 	p->peak_ns = in->peak_ns;
@@ -394,6 +430,14 @@ static bool origin_has_data(const struct rules *r, const struct inc *in)
 	uint32_t p = in->subs[0].port;
 	if (!port_present(r, p))
 		return true;
+	/* A storm from outside the view: what shows it is the paused
+	 * port's data (the origin's for a far end, else its victim's),
+	 * a watchdog's gauge is enough. */
+	if (in->sender == RULES_SENDER_UNMONITORED) {
+		if (!in->far_end && has_peer(r, p))
+			p = (uint32_t)r->peer[p];
+		return r->valid[p] & PV_FRESH;
+	}
 	/* Link state is gauges and totals; the rest needs rates. */
 	return r->valid[p] & (in->kind == RULES_LINK_FLAP ? PV_FRESH : PV_RATE);
 }

@@ -179,6 +179,11 @@ struct inc {
 	enum rules_state state;
 	store_label dev, port; /* origin; port 0: the whole device */
 	int prio;
+	/* A storm from outside the view (rules_incident's far_end and
+	 * sender): far_end is part of the incident's key; the sender is
+	 * the latest while pending, then kept (outputs' identity). */
+	bool far_end;
+	uint8_t sender; /* enum rules_sender */
 	/* The condition by the data that showed it (figures' ms): held
 	 * from (the start of the first window that showed it) to the
 	 * newest arrival that showed it. For-durations accrue in this time,
@@ -212,6 +217,9 @@ struct cand {
 	/* pause_tree: per subject, the arrival of the oldest data on its
 	 * path from the root (the path is shown by data up to then). */
 	int64_t sub_ms[MAX_SUBJECTS];
+	/* A storm from outside the view (struct inc's far_end, sender). */
+	bool far_end;
+	uint8_t sender;
 };
 
 /* A pause series' sample: its age at the tick and its interval (ms,

@@ -4,7 +4,9 @@
  * port's pausing and paused weights, the pause trees grown from a
  * port that pauses without being paused, the onsets that tell the
  * older end of a link, and the detections read off the graph: PFC
- * storms, congestion spreading and deadlocks (cycles).
+ * storms (from a root, or from outside the view: a port with no link
+ * held paused by its far end), congestion spreading and deadlocks
+ * (cycles).
  *
  * Runs under the engine's lock, on the ticking thread.
  */
@@ -98,6 +100,64 @@ static int64_t tree_ms(const struct cand *c, unsigned hops)
 	return t;
 }
 
+/*
+ * The pausing ports of device e, paused at its port y (subject sy, at
+ * depth dy), as spreaders hanging from y into r->cand and the walk's
+ * queue at *tail; false when the candidate is full.
+ */
+static bool add_spreaders(struct rules *r, int q, float thr, uint32_t e,
+			  uint32_t y, int sy, unsigned dy, size_t *tail)
+{
+	struct cand *c = &r->cand;
+	r->dstamp[e] = r->stamp;
+	for (uint32_t k = 0; k < r->dev_count[e]; k++) {
+		uint32_t z = DEV_PORTS(r, e)[k];
+		if (z == y || r->pw[z] < thr)
+			continue;
+		int sz =
+		    rules_cand_sub(r, c, z, 0, q, RULES_ROLE_SPREADER, sy, dy);
+		if (sz < 0)
+			return false;
+		int64_t t = edge_ms(r, z, q, thr);
+		c->sub_ms[sz] = t < c->sub_ms[sy] ? t : c->sub_ms[sy];
+		r->queue[*tail] = z;
+		r->qsub[(*tail)++] = (uint32_t)sz;
+	}
+	return true;
+}
+
+/* The walk of a pause tree from the pausing ports queued (r->queue,
+ * r->qsub, up to tail): pausing port -> its peer (a victim) -> that
+ * device's pausing ports (spreaders). Returns the deepest victim's
+ * depth, at least maxdepth. */
+static unsigned grow_tree(struct rules *r, int q, float thr, size_t tail,
+			  unsigned maxdepth)
+{
+	struct cand *c = &r->cand;
+	size_t head = 0;
+	while (head < tail) {
+		uint32_t x = r->queue[head];
+		int sx = (int)r->qsub[head++];
+		unsigned dx = c->subs[sx].depth;
+		if (!has_peer(r, x))
+			continue;
+		uint32_t y = (uint32_t)r->peer[x];
+		int sy = rules_cand_sub(r, c, y, 0, q, RULES_ROLE_VICTIM, sx,
+					dx + 1);
+		if (sy < 0)
+			break;
+		c->sub_ms[sy] = c->sub_ms[sx];
+		if (dx + 1 > maxdepth)
+			maxdepth = dx + 1;
+		uint32_t e = r->devi[y];
+		if (r->dstamp[e] == r->stamp)
+			continue;
+		if (!add_spreaders(r, q, thr, e, y, sy, dx + 1, &tail))
+			break;
+	}
+	return maxdepth;
+}
+
 /* The pause tree from root device d into r->cand; returns its depth in
  * hops. The origin (subject 0) is chosen by the caller. */
 unsigned rules_pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
@@ -105,8 +165,7 @@ unsigned rules_pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
 {
 	struct cand *c = &r->cand;
 	float thr = (float)r->c.r.pause_ratio;
-	unsigned maxdepth = 0;
-	size_t head = 0, tail = 0;
+	size_t tail = 0;
 
 	rules_cand_sub(r, c, origin, 0, q, RULES_ROLE_ORIGIN, -1, 0);
 	c->sub_ms[0] = INT64_MAX;
@@ -127,39 +186,7 @@ unsigned rules_pause_tree(struct rules *r, uint32_t d, int q, uint32_t origin,
 		r->queue[tail] = x;
 		r->qsub[tail++] = (uint32_t)sx;
 	}
-	while (head < tail) {
-		uint32_t x = r->queue[head];
-		int sx = (int)r->qsub[head++];
-		unsigned dx = c->subs[sx].depth;
-		if (!has_peer(r, x))
-			continue;
-		uint32_t y = (uint32_t)r->peer[x];
-		int sy = rules_cand_sub(r, c, y, 0, q, RULES_ROLE_VICTIM, sx,
-					dx + 1);
-		if (sy < 0)
-			break;
-		c->sub_ms[sy] = c->sub_ms[sx];
-		if (dx + 1 > maxdepth)
-			maxdepth = dx + 1;
-		uint32_t e = r->devi[y];
-		if (r->dstamp[e] == r->stamp)
-			continue;
-		r->dstamp[e] = r->stamp;
-		for (uint32_t k = 0; k < r->dev_count[e]; k++) {
-			uint32_t z = DEV_PORTS(r, e)[k];
-			if (z == y || r->pw[z] < thr)
-				continue;
-			int sz = rules_cand_sub(
-			    r, c, z, 0, q, RULES_ROLE_SPREADER, sy, dx + 1);
-			if (sz < 0)
-				break;
-			int64_t t = edge_ms(r, z, q, thr);
-			c->sub_ms[sz] = t < c->sub_ms[sy] ? t : c->sub_ms[sy];
-			r->queue[tail] = z;
-			r->qsub[tail++] = (uint32_t)sz;
-		}
-	}
-	return maxdepth;
+	return grow_tree(r, q, thr, tail, 0);
 }
 
 /* Whether port a's device:port sorts before b's. */
@@ -322,6 +349,33 @@ static bool onset_settled(const struct rules *r, uint32_t d, int q)
 	return true;
 }
 
+/* The evidence of a root's incident: its strongest pausing port best,
+ * the most occupied queue (occ_port, or NONE), whether the pause tail
+ * (tail) made it a storm, and the tree's depth. */
+static void root_evidence(struct rules *r, int q, uint32_t best,
+			  uint32_t occ_port, float occ, bool tail,
+			  unsigned depth)
+{
+	struct cand *c = &r->cand;
+	rules_cand_ev(r, c, "pause_ratio_tx", best, r->pw[best]);
+	if (has_peer(r, best))
+		rules_cand_ev(r, c, "peer_pause_ratio_rx",
+			      (uint32_t)r->peer[best],
+			      r->rrx[lix(r, (uint32_t)r->peer[best], q)]);
+	if (occ_port != NONE)
+		rules_cand_ev(r, c, "queue_occupancy_bytes", occ_port, occ);
+	if (qhas(r, best, P_STORM_WARN))
+		rules_cand_ev(r, c, "nic_pause_storm_warnings_per_s", best,
+			      qval(r, best, P_STORM_WARN));
+	if (has_peer(r, best) && phas(r, (uint32_t)r->peer[best], q, F_TX_PKTS))
+		rules_cand_ev(r, c, "peer_tx_pps", (uint32_t)r->peer[best],
+			      pval(r, (uint32_t)r->peer[best], q, F_TX_PKTS));
+	if (tail)
+		rules_cand_ev(r, c, "paused_for_seconds", best, r->pt[best]);
+	rules_cand_ev(r, c, "tree_depth_hops", NONE, depth);
+	rules_cand_ev(r, c, "tree_ports", NONE, (double)c->n_subs);
+}
+
 /* Roots: ports pausing on q whose device is not paused. A root's pause
  * tree is a PFC storm (the root held paused) or congestion spreading
  * (the tree reaches spreading_hops). */
@@ -384,28 +438,12 @@ static void root_rules(struct rules *r, int q, int64_t now, float thr,
 			    (c->data_ms - held_from) * 1000000 + r->c.window_ns;
 		if (storm && !whole && r->pt[best] * 1e9 > c->held_ns)
 			c->held_ns = (int64_t)(r->pt[best] * 1e9);
-		rules_cand_ev(r, c, "pause_ratio_tx", best, r->pw[best]);
-		if (has_peer(r, best))
-			rules_cand_ev(
-			    r, c, "peer_pause_ratio_rx",
-			    (uint32_t)r->peer[best],
-			    r->rrx[lix(r, (uint32_t)r->peer[best], q)]);
-		if (occ_port != NONE)
-			rules_cand_ev(r, c, "queue_occupancy_bytes", occ_port,
-				      occ);
-		if (qhas(r, best, P_STORM_WARN))
-			rules_cand_ev(r, c, "nic_pause_storm_warnings_per_s",
-				      best, qval(r, best, P_STORM_WARN));
-		if (has_peer(r, best) &&
-		    phas(r, (uint32_t)r->peer[best], q, F_TX_PKTS))
-			rules_cand_ev(
-			    r, c, "peer_tx_pps", (uint32_t)r->peer[best],
-			    pval(r, (uint32_t)r->peer[best], q, F_TX_PKTS));
-		if (storm && !whole)
-			rules_cand_ev(r, c, "paused_for_seconds", best,
-				      r->pt[best]);
-		rules_cand_ev(r, c, "tree_depth_hops", NONE, depth);
-		rules_cand_ev(r, c, "tree_ports", NONE, (double)c->n_subs);
+		root_evidence(r, q, best, occ_port, occ, storm && !whole,
+			      depth);
+		/* The root has no fresh data: a storm from outside the
+		 * view that the link table names (its peer shows it). */
+		if (storm && !r->dfresh[d])
+			c->sender = RULES_SENDER_UNMONITORED;
 		if (storm)
 			rules_assert_inc(r, RULES_PFC_STORM, r->pdev[origin],
 					 r->pname[origin], q, r->pw[best], now,
@@ -415,6 +453,70 @@ static void root_rules(struct rules *r, int q, int64_t now, float thr,
 					 r->pdev[origin], r->pname[origin], q,
 					 depth, now, c);
 	}
+}
+
+/*
+ * A storm from outside the view: port p, which no link joins to a peer,
+ * held paused on q at the ratio of a storm for the window, or by one
+ * pause still on at the sample that began storm_for ago or more (its
+ * tail, when the window is paused at pause_ratio at least: a trickle's
+ * lone pause is no storm), or stormed by the switch's own watchdog
+ * (port_ratios: its receive ratio is then 1, no pause counter needed).
+ * Its sender is out of fabmond's view, so the origin is p's far end:
+ * subject 0 names p (far_end), p is its victim at depth 1, and p's
+ * device's pausing ports are spreaders from there. The data that shows
+ * it is p's own: with no peer there is no older end to wait for
+ * (onset_settled). A port with a link is the graph's (root_rules): a
+ * peer named but out of view is a root there; one in view and paused
+ * itself is congestion spreading, not a storm from outside.
+ */
+static void far_end_storm(struct rules *r, int q, int64_t now, float thr,
+			  uint32_t p)
+{
+	struct cand *c = &r->cand;
+	size_t i = lix(r, p, q);
+	float rx = r->rrx[i];
+	bool whole = rx >= r->c.r.storm_ratio;
+	bool tail =
+	    !whole && rx >= thr && r->trx[i] * 1e9 >= r->c.r.storm_for_ns;
+	if (!whole && !tail)
+		return;
+	rules_cand_reset(c);
+	c->far_end = true;
+	c->sender = RULES_SENDER_UNMONITORED;
+	c->data_ms = r->plast[p] > 0 ? r->plast[p] : r->now_ms;
+	if (tail)
+		c->held_ns = (int64_t)(r->trx[i] * 1e9);
+	rules_cand_sub(r, c, p, 0, q, RULES_ROLE_ORIGIN, -1, 0);
+	c->sub_ms[0] = INT64_MAX;
+	int sv = rules_cand_sub(r, c, p, 0, q, RULES_ROLE_VICTIM, 0, 1);
+	size_t qtail = 0;
+	unsigned depth = 1;
+	if (sv > 0)
+		c->sub_ms[sv] = c->data_ms;
+	if (sv > 0 && add_spreaders(r, q, thr, r->devi[p], p, sv, 1, &qtail))
+		depth = grow_tree(r, q, thr, qtail, 1);
+	rules_cand_ev(r, c, "pause_ratio_rx", p, rx);
+	if (phas(r, p, q, F_WD))
+		rules_cand_ev(r, c, "pfc_watchdog", p, pval(r, p, q, F_WD));
+	if (phas(r, p, q, F_TX_PKTS))
+		rules_cand_ev(r, c, "tx_pps", p, pval(r, p, q, F_TX_PKTS));
+	if (tail)
+		rules_cand_ev(r, c, "paused_for_seconds", p, r->trx[i]);
+	rules_cand_ev(r, c, "tree_depth_hops", NONE, depth);
+	rules_cand_ev(r, c, "tree_ports", NONE, (double)c->n_subs);
+	rules_assert_inc(r, RULES_PFC_STORM, r->pdev[p], r->pname[p], q, rx,
+			 now, c);
+}
+
+/* Storms from outside the view (far_end_storm) on q: ports with fresh
+ * data and no link, held paused. */
+static void outside_rules(struct rules *r, int q, int64_t now, float thr)
+{
+	for (uint32_t p = 0; p < r->n_ports; p++)
+		if (!has_peer(r, p) && r->rrx[lix(r, p, q)] >= thr &&
+		    (r->valid[p] & PV_FRESH))
+			far_end_storm(r, q, now, thr, p);
 }
 
 /*
@@ -549,5 +651,6 @@ void rules_pause_rules(struct rules *r, int q, int64_t now)
 	}
 	uint32_t root_stamp = r->stamp;
 	root_rules(r, q, now, thr, root_stamp);
+	outside_rules(r, q, now, thr);
 	cycle_rules(r, q, now, thr, root_stamp);
 }

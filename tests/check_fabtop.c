@@ -14,6 +14,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <jansson.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -742,6 +743,87 @@ START_TEST(batch_frame_is_plain_text_with_the_tree)
 }
 END_TEST
 
+/* ---- storms from outside fabmond's view (the rule engine's JSON for
+ * leaf0:Ethernet0 held paused by an unlinked neighbour, and leaf1 by an
+ * LLDP-named unmonitored host7) */
+
+static void setup_far_end(void)
+{
+	load_state("incidents-far-end.json");
+}
+
+START_TEST(far_end_origin_is_parsed)
+{
+	ck_assert_uint_eq(st.incidents.n_active, 2);
+	const struct model_incident *a = &st.incidents.active[0];
+	const struct model_incident *b = &st.incidents.active[1];
+	ck_assert_str_eq(a->origin_device, "host7");
+	ck_assert(!a->origin_far_end && a->sender_unmonitored);
+	ck_assert_str_eq(b->origin_device, "leaf0");
+	ck_assert_str_eq(b->origin_port, "Ethernet0");
+	ck_assert(b->origin_far_end && b->sender_unmonitored);
+	/* An ordinary origin has neither. */
+	struct model_incidents in;
+	PARSE(model_parse_incidents, "incidents-tree.json", &in);
+	ck_assert(!in.active[0].origin_far_end);
+	ck_assert(!in.active[0].sender_unmonitored);
+	model_incidents_clear(&in);
+}
+END_TEST
+
+/* The report's incident list says so too: the real report's storm,
+ * its origin marked as /api/v1/report marks a storm from outside the
+ * view. */
+START_TEST(far_end_in_the_report_text)
+{
+	size_t len;
+	char *b = slurp("report-nic_pfc_storm.json", &len);
+	json_t *doc = json_loadb(b, len, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	free(b);
+	json_t *list =
+	    json_object_get(json_object_get(doc, "incidents"), "list");
+	json_t *org = json_object_get(json_array_get(list, 0), "origin");
+	json_object_set_new(org, "far_end", json_true());
+	json_object_set_new(org, "sender", json_string("unmonitored"));
+	b = json_dumps(doc, 0);
+	json_decref(doc);
+	enum model_verdict v = MODEL_VERDICT_UNKNOWN;
+	char *t = model_format_report(b, strlen(b), &v);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_msg(strstr(t, "  #2 pfc_storm resolved p3 at far end of "
+				"host0:mlx5_0 (unmonitored): "),
+		      "%s", t);
+	ck_assert_ptr_nonnull(
+	    strstr(t, "  #3 lossless_drop firing p3 at host0:mlx5_0: "));
+	free(t);
+	free(b);
+}
+END_TEST
+
+START_TEST(far_end_rows_say_so)
+{
+	view_draw(&st, cv);
+	int r = find_row(cv, "far end of leaf0:Ethernet0 (unmonitored)");
+	if (r < 0)
+		dump(cv);
+	ck_assert_int_ge(r, 0);
+	char line[512];
+	canvas_line(cv, r, line, sizeof line);
+	ck_assert_msg(strstr(line, "pfc_storm") && strstr(line, "firing"), "%s",
+		      line);
+	SEES(cv, "host7:mlx5_0 (unmonitored)");
+	/* The detail: the origin, then the port as its victim. */
+	view_action(&st, VA_DOWN);
+	view_action(&st, VA_ENTER);
+	view_draw(&st, cv);
+	SEES(cv, "Started at: far end of leaf0:Ethernet0 (unmonitored)");
+	SEES(cv, "held paused by its far end");
+	SEES(cv, "leaf0:Ethernet0 victim p3 (1 hop)");
+	SEES(cv, "leaf0:Ethernet8 spreader");
+}
+END_TEST
+
 static Suite *fabtop_suite(void)
 {
 	Suite *s = suite_create("fabtop");
@@ -777,6 +859,13 @@ static Suite *fabtop_suite(void)
 	tcase_add_test(tc, ports_sort_and_filter);
 	tcase_add_test(tc, disconnected_keeps_the_last_data);
 	tcase_add_test(tc, missing_incidents_api_is_explained);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("views_far_end");
+	tcase_add_checked_fixture(tc, setup_far_end, teardown_views);
+	tcase_add_test(tc, far_end_origin_is_parsed);
+	tcase_add_test(tc, far_end_in_the_report_text);
+	tcase_add_test(tc, far_end_rows_say_so);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,8 +2,10 @@
  * check_gnmi_collector: the gNMI collector end to end over loopback. A
  * real gNMI server (the target library, gRPC core) on 127.0.0.1 with a
  * port the kernel picks streams to the real collector, which writes a
- * real store through the shipped profiles; the last test runs the
- * fabmond binary against it and scrapes /metrics over HTTP.
+ * real store through the shipped profiles; the last tests run the
+ * fabmond binary against it and read /metrics and /api/v1/incidents
+ * over HTTP (a SONiC switch held paused by a neighbour outside the
+ * view).
  *
  * Waits are bounded polls (a hang guard, not a timing check): each
  * condition is awaited for up to WAIT_S seconds.
@@ -23,6 +25,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -915,10 +918,11 @@ static size_t on_body(char *d, size_t sz, size_t nm, void *ctx)
 	return sz * nm;
 }
 
-static bool scrape(int port, struct body *b)
+/* GET path from fabmond's HTTP port into b. */
+static bool http_get(int port, const char *path, struct body *b)
 {
-	char url[128];
-	snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", port);
+	char url[256];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
 	free(b->p);
 	*b = (struct body){ 0 };
 	CURL *c = curl_easy_init();
@@ -929,6 +933,44 @@ static bool scrape(int port, struct body *b)
 	CURLcode rc = curl_easy_perform(c);
 	curl_easy_cleanup(c);
 	return rc == CURLE_OK && b->p;
+}
+
+static bool scrape(int port, struct body *b)
+{
+	return http_get(port, "/metrics", b);
+}
+
+/* Runs the fabmond binary on the config text (written to tmpdir), its
+ * log in tmpdir/fabmond.log; returns its pid. */
+static pid_t spawn_fabmond(const char *text)
+{
+	char path[300], bin[300], logpath[300];
+	snprintf(path, sizeof path, "%s/fabmon.yaml", tmpdir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	const char *b = getenv("top_builddir");
+	snprintf(bin, sizeof bin, "%s/fabmond", b && *b ? b : ".");
+	snprintf(logpath, sizeof logpath, "%s/fabmond.log", tmpdir);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		FILE *lf = freopen(logpath, "w", stderr);
+		(void)lf;
+		execl(bin, "fabmond", "-f", "-c", path, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Stops fabmond (SIGTERM) and checks it exited cleanly. */
+static void stop_fabmond(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /* A free TCP port on 127.0.0.1 for fabmond's listener. */
@@ -950,8 +992,7 @@ START_TEST(test_fabmond_exports_gnmi_values_typed_and_converted)
 	start_target(NULL);
 	set_pfc(1000, 250000000, T0);
 	int http = free_port();
-	char path[300], text[2048];
-	snprintf(path, sizeof path, "%s/fabmon.yaml", tmpdir);
+	char text[2048];
 	snprintf(text, sizeof text,
 		 "listen: ['127.0.0.1:%d']\n"
 		 "profiles_dir: %s/etc/profiles\n"
@@ -965,23 +1006,7 @@ START_TEST(test_fabmond_exports_gnmi_values_typed_and_converted)
 		 "        - path: /interfaces/interface[name=*]/ethernet/pfc\n"
 		 "          sample_interval: 100ms\n",
 		 http, srcdir(), gnmi_target_port(tgt));
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-
-	const char *b = getenv("top_builddir");
-	char bin[300], logpath[300];
-	snprintf(bin, sizeof bin, "%s/fabmond", b && *b ? b : ".");
-	snprintf(logpath, sizeof logpath, "%s/fabmond.log", tmpdir);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		FILE *lf = freopen(logpath, "w", stderr);
-		(void)lf;
-		execl(bin, "fabmond", "-f", "-c", path, (char *)NULL);
-		_exit(127);
-	}
+	pid_t pid = spawn_fabmond(text);
 
 	struct body body = { 0 };
 	const char *want = "fabmon_pfc_frames_total{device=\"leaf1\","
@@ -1016,10 +1041,133 @@ START_TEST(test_fabmond_exports_gnmi_values_typed_and_converted)
 			      "promtool check metrics failed");
 	}
 	free(body.p);
-	kill(pid, SIGTERM);
-	int status = 0;
-	waitpid(pid, &status, 0);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	stop_fabmond(pid);
+}
+END_TEST
+
+/*
+ * One SONiC switch (the shipped sonic profile), its Ethernet0 held
+ * paused on priority 3 by a neighbour fabmond neither monitors nor has a
+ * link for: PFC frames at 100G's refresh rate and 1 s of pause time per
+ * second since t0, and its PFC watchdog stormed. Published at ts (ns
+ * since the epoch).
+ */
+static void sonic_held_paused(int64_t t0, int64_t ts)
+{
+	double s = (double)(ts - t0) / 1e9;
+	double refresh = 12.5e9 * 8 / (512.0 * 65535.0);
+	char j[512];
+	snprintf(j, sizeof j,
+		 "{\"SAI_PORT_STAT_PFC_3_RX_PKTS\":\"%llu\","
+		 "\"SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US\":\"%llu\","
+		 "\"SAI_PORT_STAT_PFC_3_TX_PKTS\":\"0\","
+		 "\"SAI_PORT_STAT_PFC_3_TX_PAUSE_DURATION_US\":\"0\"}",
+		 (unsigned long long)llround(refresh * s),
+		 (unsigned long long)llround(1e6 * s));
+	ck_assert_int_eq(gnmi_target_set_json(tgt, "COUNTERS/Ethernet0", j), 0);
+	ck_assert_int_eq(
+	    gnmi_target_set_json(tgt, "COUNTERS/Ethernet0/Pfcwd",
+				 "{\"Ethernet0:3\":{\"PFC_WD_STATUS\":"
+				 "\"stormed\",\"PFC_WD_ACTION\":\"drop\","
+				 "\"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED\":"
+				 "\"1\"}}"),
+	    0);
+	gnmi_target_tick(tgt, ts);
+}
+
+static int64_t real_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * NS_PER_S + t.tv_nsec;
+}
+
+/* Whether /api/v1/incidents has exactly one incident, a firing
+ * pfc_storm at the far end of leaf0:Ethernet0 priority 3 whose sender
+ * is unmonitored. */
+static bool far_end_storm_firing(int http, struct body *b)
+{
+	if (!http_get(http, "/api/v1/incidents?state=active", b))
+		return false;
+	json_t *doc = json_loads(b->p, 0, NULL);
+	json_t *act = json_object_get(doc, "active");
+	json_t *in = json_array_get(act, 0);
+	json_t *org = json_object_get(in, "origin");
+	const char *kind = json_string_value(json_object_get(in, "kind"));
+	const char *state = json_string_value(json_object_get(in, "state"));
+	const char *dev = json_string_value(json_object_get(org, "device"));
+	const char *port = json_string_value(json_object_get(org, "port"));
+	const char *snd = json_string_value(json_object_get(org, "sender"));
+	bool ok = json_array_size(act) == 1 && kind &&
+		  !strcmp(kind, "pfc_storm") && state &&
+		  !strcmp(state, "firing") && dev && !strcmp(dev, "leaf0") &&
+		  port && !strcmp(port, "Ethernet0") &&
+		  json_integer_value(json_object_get(org, "priority")) == 3 &&
+		  json_is_true(json_object_get(org, "far_end")) && snd &&
+		  !strcmp(snd, "unmonitored");
+	json_decref(doc);
+	return ok;
+}
+
+/* The storm a SONiC switch's own watchdog reports, from a neighbour
+ * outside fabmond's view (no static link, no LLDP): one pfc_storm at
+ * Ethernet0's far end, priority 3, and the metric with its sender. */
+START_TEST(test_fabmond_finds_a_storm_from_outside_the_view)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+	start_target(&o);
+	int64_t t0 = real_ns();
+	sonic_held_paused(t0, t0);
+	int http = free_port();
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "listen: ['127.0.0.1:%d']\n"
+		 "profiles_dir: %s/etc/profiles\n"
+		 "interval: 1s\n"
+		 "lossless_priorities: [3]\n"
+		 "targets:\n"
+		 "  - name: leaf0\n"
+		 "    gnmi:\n"
+		 "      address: 127.0.0.1:%d\n"
+		 "      insecure: true\n"
+		 "      profile: sonic\n",
+		 http, srcdir(), gnmi_target_port(tgt));
+	pid_t pid = spawn_fabmond(text);
+
+	/* The switch samples every 250 ms (the profile streams every 1 s);
+	 * a bounded wait for the incident, not a timing check. */
+	struct body body = { 0 };
+	bool found = false;
+	for (int i = 0; i < WAIT_S * 4 && !found; i++) {
+		sleep_ms(250);
+		sonic_held_paused(t0, real_ns());
+		found = far_end_storm_firing(http, &body);
+	}
+	ck_assert_msg(found, "no far-end pfc_storm: %s",
+		      body.p ? body.p : "(no answer)");
+	ck_assert(scrape(http, &body));
+	ck_assert_msg(
+	    strstr(body.p,
+		   "fabmon_incident_active{kind=\"pfc_storm\",device=\"leaf0\","
+		   "port=\"Ethernet0\",priority=\"3\",role=\"origin\","
+		   "sender=\"unmonitored\"} 1\n"),
+	    "%s", body.p);
+	const char *promtool = getenv("PROMTOOL");
+	if (promtool && *promtool) {
+		char mpath[300], cmd[700];
+		snprintf(mpath, sizeof mpath, "%s/storm.txt", tmpdir);
+		FILE *m = fopen(mpath, "w");
+		fputs(body.p, m);
+		fclose(m);
+		snprintf(cmd, sizeof cmd, "%s check metrics < %s", promtool,
+			 mpath);
+		ck_assert_msg(system(cmd) == 0,
+			      "promtool check metrics failed");
+	}
+	free(body.p);
+	stop_fabmond(pid);
 }
 END_TEST
 
@@ -1055,6 +1203,7 @@ static Suite *gnmi_collector_suite(void)
 	tcase_add_test(tc, test_reload_stops_removed_targets);
 	tcase_add_test(tc,
 		       test_fabmond_exports_gnmi_values_typed_and_converted);
+	tcase_add_test(tc, test_fabmond_finds_a_storm_from_outside_the_view);
 	suite_add_tcase(s, tc);
 	return s;
 }

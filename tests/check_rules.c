@@ -1360,10 +1360,10 @@ START_TEST(test_outputs)
 
 	buf_reset(&b);
 	ck_assert_int_eq(incidents_prom_render(F.r, &b), 0);
-	ck_assert_ptr_nonnull(
-	    strstr(b.data,
-		   "fabmon_incident_active{kind=\"pfc_storm\",device=\"hostA\","
-		   "port=\"mlx5_0\",priority=\"3\",role=\"origin\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    b.data,
+	    "fabmon_incident_active{kind=\"pfc_storm\",device=\"hostA\","
+	    "port=\"mlx5_0\",priority=\"3\",role=\"origin\",sender=\"\"} 1\n"));
 	ck_assert_ptr_nonnull(
 	    strstr(b.data, "fabmon_incidents_total{kind=\"pfc_storm\"} 1\n"));
 	ck_assert_ptr_nonnull(strstr(

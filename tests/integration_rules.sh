@@ -80,7 +80,7 @@ PY
 pass "/api/v1/topology lists the static links and rails"
 
 http_get "$base/metrics" >"$WORK/metrics.txt" || fail "scrape failed"
-grep -q '^fabmon_incident_active{kind="rail_misalignment",device="gpu02",port="mlx5_1",priority="",role="origin"} 1$' \
+grep -q '^fabmon_incident_active{kind="rail_misalignment",device="gpu02",port="mlx5_1",priority="",role="origin",sender=""} 1$' \
 	"$WORK/metrics.txt" || fail "no fabmon_incident_active for the origin"
 grep -q '^fabmon_incidents_total{kind="rail_misalignment"} 1$' \
 	"$WORK/metrics.txt" || fail "no fabmon_incidents_total"
