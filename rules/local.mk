@@ -5,7 +5,7 @@ libfabmon_rules_a_CPPFLAGS = $(RULES_CPPFLAGS)
 libfabmon_rules_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
 libfabmon_rules_a_SOURCES = rules/rules.c rules/rules.h rules/rules_int.h \
 	rules/rules_incident.c rules/rules_pause.c rules/rules_detect.c \
-	rules/rules_thread.c \
+	rules/rules_thread.c rules/rules_base.c \
 	rules/report.c rules/report.h \
 	rules/cfg_alert.c rules/cfg_alert.h \
 	rules/cfg_rules.c rules/cfg_rules.h

@@ -388,6 +388,7 @@ void rules_flap_rules(struct rules *r, int64_t now)
 			 * link is back. */
 			double v = qval(r, p, P_DOWN_TOTAL);
 			if (r->down_seen[p] && v > r->down_last[p]) {
+				rules_link_changed(r, p, now);
 				downs =
 				    (unsigned)(floor(v + 1e-6) -
 					       floor(r->down_last[p] + 1e-6));
@@ -402,6 +403,8 @@ void rules_flap_rules(struct rules *r, int64_t now)
 		}
 		if (qhas(r, p, P_LINK_UP)) {
 			int up = qval(r, p, P_LINK_UP) > 0.5;
+			if (r->link_last[p] >= 0 && r->link_last[p] != up)
+				rules_link_changed(r, p, now);
 			if (r->link_last[p] == 1 && !up) {
 				if (!qhas(r, p, P_DOWN_TOTAL))
 					downs = 1;
