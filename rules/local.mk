@@ -62,3 +62,11 @@ EXTRA_DIST += tests/integration_scenarios.sh tests/scenario_suite.py
 noinst_PROGRAMS += bench/bench_detect
 bench_bench_detect_SOURCES = bench/bench_detect.c
 bench_bench_detect_LDADD = $(FABMON_LIBS)
+
+# The detections on a healthy fabric's background (PFC trickle, receive
+# discards, link changes) and the per-port baselines.
+check_PROGRAMS += tests/check_rules_noise
+TESTS += tests/check_rules_noise
+tests_check_rules_noise_SOURCES = tests/check_rules_noise.c tests/rules_fixture.h
+tests_check_rules_noise_CFLAGS = $(TEST_CFLAGS)
+tests_check_rules_noise_LDADD = $(TEST_LIBS)
