@@ -45,7 +45,7 @@ void cfg_rules_defaults(struct cfg *c)
 	r->incast_min_cnp = 100;
 	r->incast_for_ns = 1 * NS_PER_S;
 	r->drop_for_ns = 0;
-	r->discard_pause_ratio = 0.05;
+	r->discard_pause_ratio = 0.002;
 	r->lossy_pause_for_ns = 0;
 	r->ecn_pause_ratio = 0.05;
 	r->ecn_after_pfc_for_ns = 1 * NS_PER_S;

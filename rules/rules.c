@@ -232,6 +232,7 @@ void rules_free(struct rules *r)
 	free(r->cycle_key);
 	free(r->flap_n);
 	free(r->base);
+	free(r->pbase);
 	free(r->port_idx);
 	free(r->port_idx_val);
 	free(r->dlabel);
@@ -461,6 +462,7 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->cycle_key, cap, ncap);
 	GROW(r->flap_n, cap, ncap);
 	GROW(r->base, cap, ncap);
+	GROW(r->pbase, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->queue, cap, ncap);
 	GROW(r->qsub, cap, ncap);
 	r->cap_ports = ncap;

@@ -11,15 +11,18 @@
  * decayed mean absolute deviation of its discards, updated once per
  * fresh sample (a held sample is not counted twice: the sample's
  * arrival is its identity), never from a suspect window (the port in
- * XOFF above discard_pause_ratio on a lossless priority, or its link
- * changing), decaying with a time constant of BASE_TAU_S.
+ * XOFF on a lossless priority, or its link changing), decaying with a
+ * time constant of BASE_TAU_S. "In XOFF" is judged the same way: the
+ * port's tx pause ratio on each lossless priority has a baseline too
+ * (its PFC trickle ranges from 1e-5 to 1e-2 by port), and a window is
+ * in XOFF when the ratio is at least discard_pause_ratio and clearly
+ * above that baseline.
  *
- * Cost: a port is visited only in a tick that shows it discarding (a
- * figure other than 0: PV_ACTIVE); the samples in between, whose
- * discards were 0, are counted as zeros when it is next visited, in
- * closed form. A quiet fabric's tick does nothing here. The baselines
- * are an array sized with the ports (grow_ports): nothing is allocated
- * in steady state.
+ * Cost: a port is visited only in a tick that shows it discarding or
+ * pausing (a figure other than 0: PV_ACTIVE); the samples in between,
+ * which showed neither, are counted as zeros when it is next visited,
+ * in closed form. The baselines are arrays sized with the ports
+ * (grow_ports): nothing is allocated in steady state.
  *
  * Runs under the engine's lock, on the ticking thread.
  */
@@ -63,17 +66,17 @@ static double alpha_of(double iv_ms)
 }
 
 /* One sample x with weight max(a, 1 / (n + 1)): a running mean at
- * first, a decayed one from 1 / a samples on. */
-static void est_step(struct est *e, double x, double a)
+ * first, a decayed one from 1 / a samples on; slow: weight a only. */
+static void est_step(struct est *e, double x, double a, bool slow)
 {
-	if (e->n < 1) {
+	if (e->n < 1 && !slow) {
 		e->mean = x;
 		e->dev = 0;
 		e->n = 1;
 		return;
 	}
 	double w = 1 / (e->n + 1);
-	if (w < a)
+	if (w < a || slow)
 		w = a;
 	e->dev += w * (fabs(x - e->mean) - e->dev);
 	e->mean += w * (x - e->mean);
@@ -92,7 +95,7 @@ static void est_zeros(struct est *e, double m, double a)
 	if (!(m >= 1))
 		return;
 	if (e->n < 1) {
-		est_step(e, 0, a);
+		est_step(e, 0, a, false);
 		m--;
 	}
 	double run = floor(1 / a) - e->n;
@@ -112,10 +115,14 @@ static void est_zeros(struct est *e, double m, double a)
 	}
 }
 
-/* Port p's baseline caught up to its discards' sample at hand; false
- * when that sample cannot be placed (no stamp). *at: its arrival. */
-static bool caught_up(const struct rules *r, uint32_t p, struct est *e,
-		      int64_t *at, double *iv_ms)
+/*
+ * The samples between the last counted and port p's discards' sample
+ * at hand (they showed neither discards nor pause: the port would have
+ * been visited) as *m; false when that sample cannot be placed (no
+ * stamp). *at: its arrival, *iv_ms: its interval.
+ */
+static bool gap_of(const struct rules *r, uint32_t p, int64_t *at,
+		   double *iv_ms, double *m)
 {
 	const struct dbase *b = &r->base[p];
 	const struct pstamp *ps = &vblk(r, p)[r->vdst].ps;
@@ -123,16 +130,38 @@ static bool caught_up(const struct rules *r, uint32_t p, struct est *e,
 		return false;
 	*iv_ms = ps->iv_ms ? ps->iv_ms : r->def_iv_ms ? r->def_iv_ms : 1000;
 	*at = r->now_ms - ps->age_ms;
-	e->mean = b->mean;
-	e->dev = b->dev;
-	e->n = b->n;
-	/* The samples between the last counted and this one showed no
-	 * discards (the port would have been visited). */
+	*m = 0;
 	if (*at > b->at_ms) {
-		double gap = (double)(*at - b->at_ms) / *iv_ms;
-		double m = floor(gap + 0.5) - 1;
-		est_zeros(e, m > 1e9 ? 1e9 : m, alpha_of(*iv_ms));
+		double g = floor((double)(*at - b->at_ms) / *iv_ms + 0.5) - 1;
+		*m = g > 1e9 ? 1e9 : g;
 	}
+	return true;
+}
+
+/* Port p's discard baseline caught up to its sample at hand. */
+static bool disc_est(const struct rules *r, uint32_t p, struct est *e,
+		     double *iv_ms)
+{
+	int64_t at;
+	double m;
+	if (!gap_of(r, p, &at, iv_ms, &m))
+		return false;
+	const struct dbase *b = &r->base[p];
+	*e = (struct est){ b->mean, b->dev, b->n };
+	est_zeros(e, m, alpha_of(*iv_ms));
+	return true;
+}
+
+/* Port p's pause baseline on lossless priority q, caught up. */
+static bool pause_est(const struct rules *r, uint32_t p, int q, struct est *e)
+{
+	int64_t at;
+	double iv_ms, m;
+	if (!gap_of(r, p, &at, &iv_ms, &m))
+		return false;
+	const struct pbase *pb = &r->pbase[lix(r, p, q)];
+	*e = (struct est){ pb->mean, pb->dev, r->base[p].pn };
+	est_zeros(e, m, alpha_of(iv_ms));
 	return true;
 }
 
@@ -144,16 +173,18 @@ void rules_base_seed(struct rules *r, uint32_t p)
 	b->seeded = 1;
 	b->at_ms = r->now_ms;
 	b->mean = b->dev = 0;
-	b->n = 0;
+	b->n = b->pn = 0;
+	for (int q = 0; q < PRIOS; q++)
+		if (r->c.lossless & (1u << q))
+			r->pbase[lix(r, p, q)] = (struct pbase){ 0, 0 };
 }
 
 bool rules_base_above(const struct rules *r, uint32_t p, double x, double *mean)
 {
 	struct est e;
-	int64_t at;
 	double iv_ms;
 	*mean = 0;
-	if (!caught_up(r, p, &e, &at, &iv_ms))
+	if (!disc_est(r, p, &e, &iv_ms))
 		return false;
 	*mean = e.mean;
 	if (e.n < BASE_WARM)
@@ -167,37 +198,80 @@ bool rules_base_above(const struct rules *r, uint32_t p, double x, double *mean)
 	return x >= e.mean + spread;
 }
 
+bool rules_base_xoff(const struct rules *r, uint32_t p, int q)
+{
+	float x = r->rtx[lix(r, p, q)];
+	struct est e;
+	if (!(x >= r->c.r.discard_pause_ratio) || !pause_est(r, p, q, &e) ||
+	    e.n < BASE_WARM)
+		return false;
+	return x >= e.mean + BASE_K * e.dev;
+}
+
 /* A window whose discards say nothing of the port's normal: the port
- * held its peer paused on a lossless priority (the discards may be a
+ * was in XOFF on a lossless priority (the discards may be a
  * headroom's), or its link changed. */
 static bool suspect(const struct rules *r, uint32_t p, int64_t now)
 {
-	float thr = (float)r->c.r.discard_pause_ratio;
 	for (int q = 0; q < PRIOS; q++)
-		if ((r->c.lossless & (1u << q)) && r->rtx[lix(r, p, q)] >= thr)
+		if ((r->c.lossless & (1u << q)) && rules_base_xoff(r, p, q))
 			return true;
 	return rules_link_suspect(r, p, now);
 }
 
+static uint32_t sat_n(double n)
+{
+	return n >= UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* Learns port p's sample at hand: its discards unless the window is
+ * suspect, its pause ratios unless its link changed. */
+static void learn_port(struct rules *r, uint32_t p, int64_t now)
+{
+	struct dbase *b = &r->base[p];
+	int64_t at;
+	double iv_ms, m;
+	if (!gap_of(r, p, &at, &iv_ms, &m) || at <= b->at_ms)
+		return; /* no stamp, or a held sample */
+	double a = alpha_of(iv_ms);
+	/* Judged on the baselines before this sample. */
+	bool sus = suspect(r, p, now), link = rules_link_suspect(r, p, now);
+	struct est e = { b->mean, b->dev, b->n };
+	est_zeros(&e, m, a);
+	if (!sus)
+		est_step(&e, qval(r, p, P_DISC_RX), a, false);
+	b->mean = (float)e.mean;
+	b->dev = (float)e.dev;
+	b->n = sat_n(e.n);
+	double pn = b->pn;
+	for (int q = 0; q < PRIOS; q++) {
+		if (!(r->c.lossless & (1u << q)))
+			continue;
+		/* A window in XOFF is learned at the slow rate only: a
+		 * burst of them barely moves the port's normal (the pauses
+		 * of an overflowing headroom stay XOFF while it lasts), a
+		 * lasting change is learned within the time constant. */
+		bool xoff = rules_base_xoff(r, p, q);
+		struct pbase *pb = &r->pbase[lix(r, p, q)];
+		struct est pe = { pb->mean, pb->dev, b->pn };
+		est_zeros(&pe, m, a);
+		float x = r->rtx[lix(r, p, q)];
+		if (!link)
+			est_step(&pe, x > 0 ? x : 0, a, xoff);
+		pb->mean = (float)pe.mean;
+		pb->dev = (float)pe.dev;
+		pn = pe.n;
+	}
+	b->pn = sat_n(pn);
+	b->at_ms = at;
+}
+
 void rules_base_learn(struct rules *r, int64_t now)
 {
-	for (uint32_t p = 0; p < r->n_ports; p++) {
-		if (!(r->valid[p] & PV_ACTIVE) || r->is_nic[p] ||
-		    !qhas(r, p, P_DISC_RX))
-			continue;
-		struct dbase *b = &r->base[p];
-		struct est e;
-		int64_t at;
-		double iv_ms;
-		if (!caught_up(r, p, &e, &at, &iv_ms) || at <= b->at_ms)
-			continue; /* no stamp, or a held sample */
-		b->at_ms = at;
-		if (!suspect(r, p, now))
-			est_step(&e, qval(r, p, P_DISC_RX), alpha_of(iv_ms));
-		b->mean = (float)e.mean;
-		b->dev = (float)e.dev;
-		b->n = e.n >= UINT32_MAX ? UINT32_MAX : (uint32_t)e.n;
-	}
+	for (uint32_t p = 0; p < r->n_ports; p++)
+		if ((r->valid[p] & PV_ACTIVE) && !r->is_nic[p] &&
+		    qhas(r, p, P_DISC_RX))
+			learn_port(r, p, now);
 }
 
 static bool link_recent(const struct rules *r, uint32_t p, int64_t now)

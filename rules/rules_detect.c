@@ -178,7 +178,7 @@ static void drop_rules(struct rules *r, int q, int64_t now)
 		 * headroom overflowed. */
 		double disc = qval(r, p, P_DISC_RX);
 		if (!nic && !(drops > 0) && disc > 0 &&
-		    r->rtx[lix(r, p, q)] >= r->c.r.discard_pause_ratio &&
+		    rules_base_xoff(r, p, q) &&
 		    rules_base_above(r, p, disc, &base))
 			drops = disc;
 		if (!(drops > 0))

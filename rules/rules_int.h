@@ -260,17 +260,25 @@ enum {
  * A port's receive-discard baseline (rules_base.c): a decayed mean and
  * mean absolute deviation of its discards (packets/s), learned once per
  * fresh sample from windows that are not suspect. Samples not visited
- * (the discards were 0: the port had no figure to look at) are counted
- * as zeros when the port is next visited: at_ms is the arrival of the
- * last sample counted. link_ns: the port's last link change (tick time),
+ * (the discards and pause were 0: the port had no figure to look at)
+ * are counted as zeros when the port is next visited: at_ms is the arrival of
+ * the last sample counted. link_ns: the port's last link change (tick time),
  * see rules_link_suspect.
  */
 struct dbase {
 	int64_t at_ms;	 /* figures' ms; valid when seeded */
 	int64_t link_ns; /* 0: none seen */
 	float mean, dev;
-	uint32_t n; /* samples counted (saturates) */
+	uint32_t n;  /* samples counted (saturates) */
+	uint32_t pn; /* samples its pause baselines counted */
 	uint8_t seeded;
+};
+
+/* A port's transmit pause baseline on a lossless priority (rules_base.c,
+ * [lix]): the same kind of mean and deviation of its tx pause ratio,
+ * counted with its discards' samples. */
+struct pbase {
+	float mean, dev;
 };
 
 struct rules_cfg {
@@ -321,8 +329,9 @@ struct rules {
 	int64_t *cycle_at;   /* last seen in a pause cycle (0: never) */
 	uint32_t *cycle_key; /* that cycle's member that sorts first */
 	uint8_t *flap_n;
-	struct dbase *base; /* receive-discard baselines (rules_base.c) */
-	uint64_t *port_idx; /* (dev << 32 | port) + 1; open addressing */
+	struct dbase *base;  /* receive-discard baselines (rules_base.c) */
+	struct pbase *pbase; /* pause baselines [lix] (rules_base.c) */
+	uint64_t *port_idx;  /* (dev << 32 | port) + 1; open addressing */
 	uint32_t *port_idx_val;
 	size_t port_idx_cap;
 	bool ports_changed;
@@ -600,6 +609,11 @@ void rules_base_seed(struct rules *r, uint32_t p);
  * history. *mean: the baseline's mean (evidence). */
 bool rules_base_above(const struct rules *r, uint32_t p, double x,
 		      double *mean);
+/* Whether port p was really in XOFF on lossless priority q: its tx
+ * pause ratio at least discard_pause_ratio and clearly above its own
+ * pause baseline (not its usual trickle); false while it has too little
+ * history. */
+bool rules_base_xoff(const struct rules *r, uint32_t p, int q);
 /* Learns this tick's fresh receive-discard samples (after the
  * detections, which judge against what came before). */
 void rules_base_learn(struct rules *r, int64_t now);

@@ -273,6 +273,36 @@ START_TEST(test_each_port_by_its_own_baseline)
 }
 END_TEST
 
+/* Short XOFFs of an undersized headroom: the port's pause rises from
+ * its trickle to 0.005 while its discards jump; it stays a lossless drop
+ * over a train of such bursts (XOFF windows barely teach the pause
+ * baseline). At a port whose usual trickle is 1e-2, 1.2e-2 is no XOFF:
+ * a discard spike there is no lossless drop. */
+START_TEST(test_short_xoffs_against_the_pause_baseline)
+{
+	sonic_leaf();
+	pause_tx[5] = 1e-2;
+	disc_mean[5] = 0.3;
+	run(300);
+	pause_tx[5] = 1.2e-2;
+	disc_const[5] = 200;
+	run(5);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+	pause_tx[5] = 1e-2;
+	disc_const[5] = NAN;
+	run(60);
+	for (int k = 0; k < 10; k++) {
+		pause_tx[2] = 0.005;
+		disc_const[2] = 600;
+		run(1);
+		ck_assert(drop_at("leaf0", 3, NULL));
+		pause_tx[2] = 1e-4;
+		disc_const[2] = 0;
+		run(1);
+	}
+}
+END_TEST
+
 /* A port with too little history is not judged: no inference. */
 START_TEST(test_no_inference_without_history)
 {
@@ -395,6 +425,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_discards_in_xoff_above_baseline);
 	tcase_add_test(tc, test_discards_jump_without_xoff);
 	tcase_add_test(tc, test_each_port_by_its_own_baseline);
+	tcase_add_test(tc, test_short_xoffs_against_the_pause_baseline);
 	tcase_add_test(tc, test_no_inference_without_history);
 	tcase_add_test(tc, test_pg_drops_at_once);
 	tcase_add_test(tc, test_queue_drops_on_a_link_change);
