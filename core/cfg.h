@@ -71,6 +71,8 @@ struct cfg_rules {
 	double incast_min_cnp;	  /* CNPs/s the receiver must send */
 	uint64_t incast_for_ns;
 	uint64_t drop_for_ns;
+	double discard_pause_ratio; /* tx pause that makes a port's receive
+				       discards its headroom's */
 	uint64_t lossy_pause_for_ns;
 	double ecn_pause_ratio; /* pausing at which ECN must have marked */
 	uint64_t ecn_after_pfc_for_ns;

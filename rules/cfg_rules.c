@@ -45,6 +45,7 @@ void cfg_rules_defaults(struct cfg *c)
 	r->incast_min_cnp = 100;
 	r->incast_for_ns = 1 * NS_PER_S;
 	r->drop_for_ns = 0;
+	r->discard_pause_ratio = 0.002;
 	r->lossy_pause_for_ns = 0;
 	r->ecn_pause_ratio = 0.05;
 	r->ecn_after_pfc_for_ns = 1 * NS_PER_S;
@@ -108,6 +109,7 @@ enum {
 	R_INCAST_MIN_CNP,
 	R_INCAST_FOR,
 	R_DROP_FOR,
+	R_DISCARD_PAUSE_RATIO,
 	R_LOSSY_FOR,
 	R_ECN_PAUSE_RATIO,
 	R_ECN_PFC_FOR,
@@ -133,6 +135,7 @@ static const char *const rules_keys[R_N] = {
 	[R_INCAST_MIN_CNP] = "incast_min_cnp_pps",
 	[R_INCAST_FOR] = "incast_for",
 	[R_DROP_FOR] = "lossless_drop_for",
+	[R_DISCARD_PAUSE_RATIO] = "discard_pause_ratio",
 	[R_LOSSY_FOR] = "lossy_pause_for",
 	[R_ECN_PAUSE_RATIO] = "ecn_pause_ratio",
 	[R_ECN_PFC_FOR] = "ecn_after_pfc_for",
@@ -181,6 +184,8 @@ int cfg_parse_rules(struct ytree_ctx *x, struct cfg *c,
 				     &r->incast_for_ns)) ||
 	    (rc = ytree_opt_duration(x, &f, R_DROP_FOR, 0, HOUR_NS, true,
 				     &r->drop_for_ns)) ||
+	    (rc = opt_number(x, &f, R_DISCARD_PAUSE_RATIO, 0.001, 1,
+			     &r->discard_pause_ratio)) ||
 	    (rc = ytree_opt_duration(x, &f, R_LOSSY_FOR, 0, HOUR_NS, true,
 				     &r->lossy_pause_for_ns)) ||
 	    (rc = opt_number(x, &f, R_ECN_PAUSE_RATIO, 0.001, 1,

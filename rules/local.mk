@@ -5,7 +5,7 @@ libfabmon_rules_a_CPPFLAGS = $(RULES_CPPFLAGS)
 libfabmon_rules_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
 libfabmon_rules_a_SOURCES = rules/rules.c rules/rules.h rules/rules_int.h \
 	rules/rules_incident.c rules/rules_pause.c rules/rules_detect.c \
-	rules/rules_thread.c \
+	rules/rules_thread.c rules/rules_base.c \
 	rules/report.c rules/report.h \
 	rules/cfg_alert.c rules/cfg_alert.h \
 	rules/cfg_rules.c rules/cfg_rules.h
@@ -70,3 +70,11 @@ EXTRA_DIST += tests/integration_scenarios.sh tests/scenario_suite.py
 noinst_PROGRAMS += bench/bench_detect
 bench_bench_detect_SOURCES = bench/bench_detect.c
 bench_bench_detect_LDADD = $(FABMON_LIBS)
+
+# The detections on a healthy fabric's background (PFC trickle, receive
+# discards, link changes) and the per-port baselines.
+check_PROGRAMS += tests/check_rules_noise
+TESTS += tests/check_rules_noise
+tests_check_rules_noise_SOURCES = tests/check_rules_noise.c tests/rules_fixture.h
+tests_check_rules_noise_CFLAGS = $(TEST_CFLAGS)
+tests_check_rules_noise_LDADD = $(TEST_LIBS)

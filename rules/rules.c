@@ -231,6 +231,8 @@ void rules_free(struct rules *r)
 	free(r->cycle_at);
 	free(r->cycle_key);
 	free(r->flap_n);
+	free(r->base);
+	free(r->pbase);
 	free(r->port_idx);
 	free(r->port_idx_val);
 	free(r->dlabel);
@@ -362,11 +364,13 @@ static void umap_put(uint64_t **keys, uint32_t **vals, size_t *cap, size_t used,
  * needs; a new stride starts it over (its blocks only hold one tick). */
 static void size_view(struct rules *r)
 {
-	uint32_t used = VW_PL + (F_N + 2u) * r->c.nl + P_N + F_LANE0 * PRIOS;
+	uint32_t used =
+	    VW_PL + (F_N + 2u) * r->c.nl + P_N + F_LANE0 * PRIOS + 1;
 	uint32_t stride = (used + VW_LINE - 1) / VW_LINE * VW_LINE;
 	r->vpst = VW_PL + F_N * r->c.nl;
 	r->vqv = r->vpst + 2u * r->c.nl;
 	r->vpnl = r->vqv + P_N;
+	r->vdst = r->vpnl + F_LANE0 * PRIOS;
 	if (stride != r->vstride) {
 		free(r->view);
 		r->view = NULL;
@@ -416,6 +420,13 @@ static void build_vclasses(struct rules *r)
 		vc->report = f == P_CE || f == P_CNP_SENT ||
 			     f == P_CNP_HANDLED || f == P_CNP_IGNORED ||
 			     f == P_OOB;
+		/* Receive discards: drop_rules looks at the ports that
+		 * have some, and their baselines need the sample's
+		 * arrival (rules_base.c). */
+		if (f == P_DISC_RX) {
+			vc->report = 1;
+			vc->pst = (uint8_t)r->vdst;
+		}
 	}
 }
 
@@ -450,6 +461,8 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->cycle_at, cap, ncap);
 	GROW(r->cycle_key, cap, ncap);
 	GROW(r->flap_n, cap, ncap);
+	GROW(r->base, cap, ncap);
+	GROW(r->pbase, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->queue, cap, ncap);
 	GROW(r->qsub, cap, ncap);
 	r->cap_ports = ncap;
@@ -658,6 +671,8 @@ static void classify(struct rules *r, struct slot_map *m,
 	     c->field == P_CNP_HANDLED || c->field == P_CNP_IGNORED ||
 	     c->field == P_STORM_WARN || c->field == P_OOB))
 		r->is_nic[m->port] = 1;
+	if (c->kind == M_PORT && c->field == P_DISC_RX)
+		rules_base_seed(r, m->port);
 }
 
 /* Folds one series' reading (age and interval in ms) into its port's
@@ -1035,6 +1050,7 @@ void rules_tick(struct rules *r, int64_t now)
 	rules_flap_rules(r, now);
 	rules_target_rules(r, now);
 	rules_rail_rules(r, now);
+	rules_base_learn(r, now);
 	rules_lifecycle(r, now);
 	if (r->feeds)
 		rules_feed_outputs(r, now);

@@ -136,6 +136,11 @@ static void ecn_after_pfc_rules(struct rules *r, int q, int64_t now)
 		}
 		rules_cand_ev(r, c, "pause_ratio_tx", pause_port, best_pw);
 		rules_cand_ev(r, c, "ecn_marked_pps", NONE, marks);
+		/* Receive discards at the pausing port that are no lossless
+		 * drop of their own (drop_rules) still say something. */
+		if (qval(r, pause_port, P_DISC_RX) > 0)
+			rules_cand_ev(r, c, "rx_discards_pps", pause_port,
+				      qval(r, pause_port, P_DISC_RX));
 		if (occ_port != NONE)
 			rules_cand_ev(r, c, "queue_occupancy_bytes", occ_port,
 				      occ);
@@ -151,11 +156,15 @@ static void drop_rules(struct rules *r, int q, int64_t now)
 	struct cand *c = &r->cand;
 
 	for (uint32_t p = 0; p < r->n_ports; p++) {
-		/* Drops, and the pause that makes discards drops, are
-		 * figures other than 0 that the report counts. */
+		/* Drops and discards are figures other than 0 that
+		 * PV_ACTIVE marks. */
 		if (!(r->valid[p] & PV_ACTIVE))
 			continue;
-		double drops = pval(r, p, q, F_DROPS);
+		/* A link going down or up flushes the port's queues: those
+		 * drops are the link's (evidence on its link_flap). */
+		if (rules_link_suspect(r, p, now))
+			continue;
+		double drops = pval(r, p, q, F_DROPS), base = -1;
 		bool nic = r->is_nic[p];
 		/* NIC buffer drops have no priority: count them once, on
 		 * the lowest lossless one. */
@@ -163,12 +172,15 @@ static void drop_rules(struct rules *r, int q, int64_t now)
 			drops += qval(r, p, P_OOB);
 		/* A switch without per-priority ingress drop counters
 		 * (SONiC's gNMI tables have none for priority groups):
-		 * receive discards on a port that sent PFC on q in the
-		 * same window are q's. The port was in XOFF and still
-		 * dropped: its headroom overflowed. */
-		if (!nic && !(drops > 0) && r->rtx[lix(r, p, q)] > 0 &&
-		    qval(r, p, P_DISC_RX) > 0)
-			drops = qval(r, p, P_DISC_RX);
+		 * receive discards are q's only when the port was really
+		 * in XOFF on q (not a trickle of PFC) and they rose clearly
+		 * above the port's own background (rules_base.c): its
+		 * headroom overflowed. */
+		double disc = qval(r, p, P_DISC_RX);
+		if (!nic && !(drops > 0) && disc > 0 &&
+		    rules_base_xoff(r, p, q) &&
+		    rules_base_above(r, p, disc, &base))
+			drops = disc;
 		if (!(drops > 0))
 			continue;
 		rules_cand_reset(c);
@@ -204,6 +216,12 @@ static void drop_rules(struct rules *r, int q, int64_t now)
 					       RULES_ROLE_VICTIM, 0, 1);
 		}
 		rules_cand_ev(r, c, "drops_pps", p, drops);
+		if (base >= 0) {
+			rules_cand_ev(r, c, "pause_ratio_tx", p,
+				      r->rtx[lix(r, p, q)]);
+			rules_cand_ev(r, c, "rx_discards_baseline_pps", p,
+				      base);
+		}
 		if (qhas(r, p, P_RETRIES))
 			rules_cand_ev(r, c, "transport_retries_per_s", p,
 				      qval(r, p, P_RETRIES));
@@ -374,6 +392,18 @@ void rules_nic_rules(struct rules *r, int64_t now)
 	}
 }
 
+/* Port p's drops on the lossless priorities, as a link_flap's
+ * evidence. */
+static void link_drops_ev(struct rules *r, struct cand *c, uint32_t p)
+{
+	double drops = 0;
+	for (int q = 0; q < PRIOS; q++)
+		if (r->c.lossless & (1u << q))
+			drops += pval(r, p, q, F_DROPS);
+	if (drops > 0)
+		rules_cand_ev(r, c, "lossless_drops_pps", p, drops);
+}
+
 void rules_flap_rules(struct rules *r, int64_t now)
 {
 	struct cand *c = &r->cand;
@@ -388,6 +418,7 @@ void rules_flap_rules(struct rules *r, int64_t now)
 			 * link is back. */
 			double v = qval(r, p, P_DOWN_TOTAL);
 			if (r->down_seen[p] && v > r->down_last[p]) {
+				rules_link_changed(r, p, now);
 				downs =
 				    (unsigned)(floor(v + 1e-6) -
 					       floor(r->down_last[p] + 1e-6));
@@ -402,6 +433,8 @@ void rules_flap_rules(struct rules *r, int64_t now)
 		}
 		if (qhas(r, p, P_LINK_UP)) {
 			int up = qval(r, p, P_LINK_UP) > 0.5;
+			if (r->link_last[p] >= 0 && r->link_last[p] != up)
+				rules_link_changed(r, p, now);
 			if (r->link_last[p] == 1 && !up) {
 				if (!qhas(r, p, P_DOWN_TOTAL))
 					downs = 1;
@@ -444,6 +477,11 @@ void rules_flap_rules(struct rules *r, int64_t now)
 			rules_cand_sub(r, c, victim, 0, -1, RULES_ROLE_VICTIM,
 				       0, 1);
 		rules_cand_ev(r, c, "link_down_events_in_window", p, recent);
+		/* Drops at its ends are the link's (drop_rules passes them
+		 * over): the queues it flushed. */
+		link_drops_ev(r, c, origin);
+		if (victim != NONE)
+			link_drops_ev(r, c, victim);
 		rules_assert_inc(r, RULES_LINK_FLAP, r->pdev[origin],
 				 r->pname[origin], -1, recent, now, c);
 	}

@@ -94,7 +94,8 @@ enum {
 	PV_SEEN = 8,	/* a value, fresh or not */
 	PV_RATIOS = 16, /* its ratios and tails are computed */
 	PV_LOSSY = 32,	/* a pause figure on a lossy priority (not 0) */
-	PV_ACTIVE = 64, /* a figure the report counts is not 0 */
+	PV_ACTIVE = 64, /* a figure the report counts, or the port's
+			   receive discards (drop_rules), is not 0 */
 	PV_LINK = 128,	/* its link state or down count moved (flap_rules) */
 	PV_ALL = PV_RATE | PV_FRESH | PV_READ | PV_SEEN,
 };
@@ -133,7 +134,8 @@ struct vclass {
 	uint8_t sum;	/* readings add up (else the largest) */
 	uint8_t lossy;	/* a lossy priority's pause figure */
 	uint8_t pst;	/* its pause stamp's word; 0: none */
-	uint8_t report; /* a figure the report counts (feed_outputs) */
+	uint8_t report; /* a figure the report counts (feed_outputs), or
+			   the receive discards (drop_rules) */
 	uint8_t link;	/* P_DOWN_TOTAL or P_LINK_UP (flap_rules) */
 	uint32_t hmask;
 };
@@ -262,6 +264,31 @@ enum {
 	VW_LINE = 16, /* words per cache line */
 };
 
+/*
+ * A port's receive-discard baseline (rules_base.c): a decayed mean and
+ * mean absolute deviation of its discards (packets/s), learned once per
+ * fresh sample from windows that are not suspect. Samples not visited
+ * (the discards and pause were 0: the port had no figure to look at)
+ * are counted as zeros when the port is next visited: at_ms is the arrival of
+ * the last sample counted. link_ns: the port's last link change (tick time),
+ * see rules_link_suspect.
+ */
+struct dbase {
+	int64_t at_ms;	 /* figures' ms; valid when seeded */
+	int64_t link_ns; /* 0: none seen */
+	float mean, dev;
+	uint32_t n;  /* samples counted (saturates) */
+	uint32_t pn; /* samples its pause baselines counted */
+	uint8_t seeded;
+};
+
+/* A port's transmit pause baseline on a lossless priority (rules_base.c,
+ * [lix]): the same kind of mean and deviation of its tx pause ratio,
+ * counted with its discards' samples. */
+struct pbase {
+	float mean, dev;
+};
+
 struct rules_cfg {
 	struct cfg_rules r;
 	uint8_t lossless;
@@ -296,6 +323,7 @@ struct rules {
 	uint8_t *valid;	   /* PV_* bits, this tick */
 	union vword *view; /* [port * vstride], see vblk */
 	uint32_t vstride, vpst, vqv, vpnl, vtick, view_cap;
+	uint32_t vdst; /* the receive discards' stamp (rules_base.c) */
 	struct vclass vcls[VCLS_N];
 	float *rtx, *rrx; /* ratios [lix]; < 0 unknown */
 	float *ttx, *trx; /* pause tails [lix] (s; 0 none) */
@@ -309,7 +337,9 @@ struct rules {
 	int64_t *cycle_at;   /* last seen in a pause cycle (0: never) */
 	uint32_t *cycle_key; /* that cycle's member that sorts first */
 	uint8_t *flap_n;
-	uint64_t *port_idx; /* (dev << 32 | port) + 1; open addressing */
+	struct dbase *base;  /* receive-discard baselines (rules_base.c) */
+	struct pbase *pbase; /* pause baselines [lix] (rules_base.c) */
+	uint64_t *port_idx;  /* (dev << 32 | port) + 1; open addressing */
 	uint32_t *port_idx_val;
 	size_t port_idx_cap;
 	bool ports_changed;
@@ -577,5 +607,31 @@ void rules_nic_rules(struct rules *r, int64_t now);
 void rules_flap_rules(struct rules *r, int64_t now);
 void rules_target_rules(struct rules *r, int64_t now);
 void rules_rail_rules(struct rules *r, int64_t now);
+
+/* rules_base.c: per-port baselines and the link's windows. */
+/* Port p has a receive-discard series from now on (its history
+ * starts: samples not seen with a figure count as zeros). */
+void rules_base_seed(struct rules *r, uint32_t p);
+/* Whether port p's receive discards x (packets/s, this tick's) rise
+ * clearly above its own baseline; false while it has too little
+ * history. *mean: the baseline's mean (evidence). */
+bool rules_base_above(const struct rules *r, uint32_t p, double x,
+		      double *mean);
+/* Whether port p was really in XOFF on lossless priority q: its tx
+ * pause ratio at least discard_pause_ratio and clearly above its own
+ * pause baseline (not its usual trickle); false while it has too little
+ * history. */
+bool rules_base_xoff(const struct rules *r, uint32_t p, int q);
+/* Learns this tick's fresh receive-discard samples (after the
+ * detections, which judge against what came before). */
+void rules_base_learn(struct rules *r, int64_t now);
+/* Drops at port p now are its link's: it is down, or its link changed
+ * within the last windows (a link change flushes the queues). */
+bool rules_link_suspect(const struct rules *r, uint32_t p, int64_t now);
+/* Port p's last link change was seen at now (flap_rules). */
+static inline void rules_link_changed(struct rules *r, uint32_t p, int64_t now)
+{
+	r->base[p].link_ns = now;
+}
 
 #endif

@@ -1122,26 +1122,6 @@ START_TEST(test_drops_on_a_cycle_are_one_incident)
 }
 END_TEST
 
-/* A switch port's receive discards are a lossless drop only in a
- * window in which the port sent PFC (its headroom overflowed). */
-START_TEST(test_rx_discards_while_pausing)
-{
-	link2("leaf0", "Ethernet8", "h1", "mlx5_0");
-	set("leaf0", "Ethernet8", FM_C_DISCARDS_RX, 0, 50);
-	set("leaf0", "Ethernet8", FM_C_PFC_TX_PAUSE, 3, 0);
-	steps(3);
-	ck_assert_uint_eq(n_firing(), 0);
-	set("leaf0", "Ethernet8", FM_C_PFC_TX_PAUSE, 3, 0.1);
-	step();
-	struct rules_snapshot s;
-	const struct rules_incident *in;
-	rules_snapshot(F.r, false, &s);
-	ck_assert(find(&s, RULES_LOSSLESS_DROP, "leaf0", "", true, &in));
-	ck_assert(has_subject(in, "h1", "mlx5_0", RULES_ROLE_VICTIM));
-	rules_snapshot_free(&s);
-}
-END_TEST
-
 /* CE and CNPs at a receiver whose last hop neither marks nor queues:
  * the marks came from a congested link upstream, not an incast. */
 START_TEST(test_incast_needs_a_congested_last_hop)
@@ -1414,7 +1394,6 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_rail_misalignment);
 	tcase_add_test(tc, test_deadlock_origin_is_the_failed_link);
 	tcase_add_test(tc, test_drops_on_a_cycle_are_one_incident);
-	tcase_add_test(tc, test_rx_discards_while_pausing);
 	tcase_add_test(tc, test_incast_needs_a_congested_last_hop);
 	tcase_add_test(tc, test_incast_counts_paused_senders);
 	tcase_add_test(tc, test_link_flap_in_halves);

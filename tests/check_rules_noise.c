@@ -1,0 +1,445 @@
+/*
+ * check_rules_noise: the rule engine on a healthy fabric's background
+ * (tests/rules_fixture.h: a real store and engine on an injected clock,
+ * one sample per simulated second). A SONiC-like switch whose lossless
+ * ports carry the usual PFC trickle and a fraction of a packet per
+ * second of receive discards for unrelated reasons raises nothing; a
+ * lossless drop is per-priority evidence, or receive discards at a port
+ * really in XOFF that rise clearly above that port's own baseline; a
+ * link's flush is the link's. The background is drawn from a seeded
+ * generator, so every run sees the same samples.
+ */
+#include "config.h"
+
+#include "fabmond.h"
+#include "rules_fixture.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NPORTS 8
+/* 100G: XOFF frames that hold a priority paused, per second. */
+#define SPEED_BPS 1.25e10
+#define REFRESH	  (SPEED_BPS * 8 / (512.0 * 65535.0))
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static double uniform(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* A Poisson count of mean m: Knuth's method for small means, the
+ * normal approximation for large ones (exp(-m) underflows). */
+static double poisson(double m)
+{
+	if (m > 30) {
+		double g = sqrt(-2 * log(1 - uniform())) *
+			   cos(6.283185307179586 * uniform());
+		double k = floor(m + sqrt(m) * g + 0.5);
+		return k > 0 ? k : 0;
+	}
+	double l = exp(-m), p = 1;
+	int k = 0;
+	do {
+		k++;
+		p *= uniform();
+	} while (p > l);
+	return k - 1;
+}
+
+static void setup(void)
+{
+	rng = 0x9e3779b97f4a7c15u;
+	fab_open("interval: 1s\nlossless_priorities: [3]\n");
+}
+
+static void teardown(void)
+{
+	fab_close();
+}
+
+static const char *sw_port(int i)
+{
+	static const char *const names[NPORTS] = {
+		"Ethernet0",  "Ethernet8",  "Ethernet16", "Ethernet24",
+		"Ethernet32", "Ethernet40", "Ethernet48", "Ethernet56",
+	};
+	return names[i];
+}
+
+static const char *host_of(int i)
+{
+	static const char *const hosts[NPORTS] = {
+		"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7",
+	};
+	return hosts[i];
+}
+
+/* Per port: the mean of its receive discards (packets/s) and its
+ * transmit pause ratio on priority 3. */
+static double disc_mean[NPORTS], pause_tx[NPORTS];
+/* A port's discards held at a constant instead (NAN: drawn). */
+static double disc_const[NPORTS];
+
+/* leaf0's ports cabled to their hosts, as LLDP reports them (again
+ * within its time to live). */
+static void lldp(void)
+{
+	for (int i = 0; i < NPORTS; i++)
+		link2("leaf0", sw_port(i), host_of(i), "mlx5_0");
+}
+
+/* leaf0's NPORTS ports, each cabled to a host NIC, counted as SONiC
+ * counts them: PFC frames (no pause time), queue drops, receive
+ * discards, link state; the speed is the NIC's. */
+static void sonic_leaf(void)
+{
+	lldp();
+	for (int i = 0; i < NPORTS; i++) {
+		set(host_of(i), "mlx5_0", FM_C_LINK_SPEED, 0, SPEED_BPS);
+		set("leaf0", sw_port(i), FM_C_PFC_TX_FRAMES, 3, 0);
+		set("leaf0", sw_port(i), FM_C_PFC_RX_FRAMES, 3, 0);
+		set("leaf0", sw_port(i), FM_C_QUEUE_DROPS, 3, 0);
+		set("leaf0", sw_port(i), FM_C_ECN_MARKED, 3, 0);
+		set("leaf0", sw_port(i), FM_C_DISCARDS_RX, 0, 0);
+		set("leaf0", sw_port(i), FM_C_LINK_UP, 0, 1);
+		disc_mean[i] = 0;
+		disc_const[i] = NAN;
+		pause_tx[i] = 1e-4; /* the usual trickle */
+	}
+}
+
+/* n samples with each port's background drawn anew: PFC frames at its
+ * pause ratio (whole frames: a trickle of 1e-4 is a frame every few
+ * seconds), both ways, and Poisson receive discards. */
+static void run(int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (F.now / SEC % 30 == 0)
+			lldp();
+		for (int i = 0; i < NPORTS; i++) {
+			const char *p = sw_port(i);
+			set("leaf0", p, FM_C_PFC_TX_FRAMES, 3,
+			    poisson(pause_tx[i] * REFRESH));
+			set("leaf0", p, FM_C_PFC_RX_FRAMES, 3,
+			    poisson(1e-4 * REFRESH));
+			set("leaf0", p, FM_C_DISCARDS_RX, 0,
+			    isnan(disc_const[i]) ? poisson(disc_mean[i])
+						 : disc_const[i]);
+			/* A well-tuned switch marks ECN before it
+			 * pauses (no ecn_after_pfc). */
+			set("leaf0", p, FM_C_ECN_MARKED, 3,
+			    pause_tx[i] >= 0.05 ? 1000 : 0);
+		}
+		step();
+	}
+}
+
+static double evidence(const struct rules_incident *in, const char *name)
+{
+	for (size_t i = 0; i < in->n_evidence; i++)
+		if (!strcmp(in->evidence[i].name, name))
+			return in->evidence[i].value;
+	return NAN;
+}
+
+/* What a firing lossless_drop at dev (the whole switch) on prio says. */
+struct drop {
+	double peak, base, ratio;
+};
+
+static bool drop_at(const char *dev, int prio, struct drop *out)
+{
+	struct rules_snapshot s;
+	bool found = false;
+	rules_snapshot(F.r, false, &s);
+	for (size_t i = 0; i < s.n_active && !found; i++) {
+		const struct rules_incident *in = &s.active[i];
+		if (in->kind != RULES_LOSSLESS_DROP ||
+		    in->state != RULES_FIRING || in->priority != prio ||
+		    strcmp(in->subjects[0].device, dev) ||
+		    strcmp(in->subjects[0].port, ""))
+			continue;
+		found = true;
+		if (out) {
+			out->peak = in->peak;
+			out->base = evidence(in, "rx_discards_baseline_pps");
+			out->ratio = evidence(in, "pause_ratio_tx");
+		}
+	}
+	rules_snapshot_free(&s);
+	return found;
+}
+
+static uint64_t fired(enum rules_kind k)
+{
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	uint64_t n = s.fired_total[k];
+	rules_snapshot_free(&s);
+	return n;
+}
+
+static uint64_t fired_all(void)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < RULES_KINDS; k++)
+		n += fired(k);
+	return n;
+}
+
+/* A healthy switch for 20 minutes: PFC trickle on every lossless port,
+ * 0.3 or 3 pps of discards on some, with some ports' pause trickle up
+ * to 1e-2: no incident at all. */
+START_TEST(test_healthy_sonic_switch_is_quiet)
+{
+	sonic_leaf();
+	disc_mean[1] = 0.3;
+	disc_mean[2] = 0.3;
+	disc_mean[4] = 3;
+	disc_mean[5] = 3;
+	disc_mean[6] = 0.01;
+	pause_tx[3] = 1e-3;
+	pause_tx[5] = 1e-2; /* the top of the usual background */
+	run(1200);
+	ck_assert_uint_eq(fired_all(), 0);
+}
+END_TEST
+
+/* A port really in XOFF (0.3) whose discards jump to 200 pps over its
+ * 0.5 pps baseline: its headroom overflowed. */
+START_TEST(test_discards_in_xoff_above_baseline)
+{
+	sonic_leaf();
+	disc_mean[2] = 0.5;
+	run(300);
+	ck_assert_uint_eq(fired_all(), 0);
+	pause_tx[2] = 0.3;
+	disc_mean[2] = 200;
+	run(1);
+	struct drop d;
+	ck_assert(drop_at("leaf0", 3, &d));
+	ck_assert(d.peak >= 100);
+	ck_assert(d.base >= 0 && d.base < 2);
+	ck_assert(d.ratio > 0.2);
+	ck_assert_uint_eq(fired_all(), 1);
+	/* It goes on while the port stays in XOFF: not learned as the
+	 * port's normal. */
+	run(30);
+	ck_assert(drop_at("leaf0", 3, NULL));
+}
+END_TEST
+
+/* The same jump with only the PFC trickle: no lossless drop. */
+START_TEST(test_discards_jump_without_xoff)
+{
+	sonic_leaf();
+	disc_mean[2] = 0.5;
+	run(300);
+	disc_mean[2] = 200;
+	run(20);
+	ck_assert_uint_eq(fired_all(), 0);
+	/* Nor XOFF with the discards at their usual level. */
+	disc_mean[2] = 0.5;
+	pause_tx[2] = 0.3;
+	run(20);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+}
+END_TEST
+
+/* A noisy port (5 pps of ACL drops) at 8 pps in XOFF is its normal; a
+ * quiet one (0.5 pps) at 8 pps is not. */
+START_TEST(test_each_port_by_its_own_baseline)
+{
+	sonic_leaf();
+	disc_mean[1] = 5;
+	disc_mean[2] = 0.5;
+	run(600);
+	pause_tx[1] = 0.3;
+	disc_const[1] = 8;
+	run(30);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+	pause_tx[2] = 0.3;
+	disc_const[2] = 8;
+	run(1);
+	ck_assert(drop_at("leaf0", 3, NULL));
+}
+END_TEST
+
+/* Short XOFFs of an undersized headroom: the port's pause rises from
+ * its trickle to 0.005 while its discards jump; it stays a lossless drop
+ * over a train of such bursts (XOFF windows barely teach the pause
+ * baseline). At a port whose usual trickle is 1e-2, 1.2e-2 is no XOFF:
+ * a discard spike there is no lossless drop. */
+START_TEST(test_short_xoffs_against_the_pause_baseline)
+{
+	sonic_leaf();
+	pause_tx[5] = 1e-2;
+	disc_mean[5] = 0.3;
+	run(300);
+	pause_tx[5] = 1.2e-2;
+	disc_const[5] = 200;
+	run(5);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+	pause_tx[5] = 1e-2;
+	disc_const[5] = NAN;
+	run(60);
+	for (int k = 0; k < 10; k++) {
+		pause_tx[2] = 0.005;
+		disc_const[2] = 600;
+		run(1);
+		ck_assert(drop_at("leaf0", 3, NULL));
+		pause_tx[2] = 1e-4;
+		disc_const[2] = 0;
+		run(1);
+	}
+}
+END_TEST
+
+/* A port with too little history is not judged: no inference. */
+START_TEST(test_no_inference_without_history)
+{
+	sonic_leaf();
+	run(3);
+	pause_tx[2] = 0.3;
+	disc_mean[2] = 200;
+	run(2);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+}
+END_TEST
+
+/* Priority-group drops are the priority's: at once, no baseline. */
+START_TEST(test_pg_drops_at_once)
+{
+	sonic_leaf();
+	set("leaf0", sw_port(4), FM_C_PG_DROPS, 3, 0);
+	run(2);
+	ck_assert_uint_eq(fired_all(), 0);
+	set("leaf0", sw_port(4), FM_C_PG_DROPS, 3, 10);
+	run(1);
+	ck_assert(drop_at("leaf0", 3, NULL));
+}
+END_TEST
+
+/* Queue drops in the window a link went down (its queues flushed) and
+ * as it came back are the link's; later ones are lossless drops. */
+START_TEST(test_queue_drops_on_a_link_change)
+{
+	sonic_leaf();
+	run(5);
+	set("leaf0", sw_port(3), FM_C_LINK_UP, 0, 0);
+	set("leaf0", sw_port(3), FM_C_QUEUE_DROPS, 3, 500);
+	run(1);
+	set("leaf0", sw_port(3), FM_C_QUEUE_DROPS, 3, 40);
+	run(1);
+	set("leaf0", sw_port(3), FM_C_LINK_UP, 0, 1);
+	set("leaf0", sw_port(3), FM_C_QUEUE_DROPS, 3, 20);
+	run(1);
+	set("leaf0", sw_port(3), FM_C_QUEUE_DROPS, 3, 0);
+	run(5);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+	/* The link long settled: a drop is the priority's. */
+	set("leaf0", sw_port(3), FM_C_QUEUE_DROPS, 3, 20);
+	run(1);
+	ck_assert(drop_at("leaf0", 3, NULL));
+}
+END_TEST
+
+/* A flapping link's drops are evidence on its link_flap. */
+START_TEST(test_flap_drops_are_its_evidence)
+{
+	sonic_leaf();
+	run(3);
+	for (int k = 0; k < 2; k++) {
+		set("leaf0", sw_port(0), FM_C_LINK_UP, 0, 0);
+		set("leaf0", sw_port(0), FM_C_QUEUE_DROPS, 3, 300);
+		run(1);
+		set("leaf0", sw_port(0), FM_C_LINK_UP, 0, 1);
+		set("leaf0", sw_port(0), FM_C_QUEUE_DROPS, 3, 0);
+		run(1);
+	}
+	set("leaf0", sw_port(0), FM_C_LINK_UP, 0, 0);
+	set("leaf0", sw_port(0), FM_C_QUEUE_DROPS, 3, 300);
+	run(1);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	bool found = false;
+	for (size_t i = 0; i < s.n_active; i++) {
+		const struct rules_incident *in = &s.active[i];
+		if (in->kind != RULES_LINK_FLAP)
+			continue;
+		found = true;
+		ck_assert(evidence(in, "lossless_drops_pps") == 300);
+	}
+	rules_snapshot_free(&s);
+	ck_assert(found);
+}
+END_TEST
+
+/* A switch reboot: silent, then back with its counters from zero and
+ * its links down and up again, dropping as they come up: nothing but
+ * the silence. */
+START_TEST(test_reboot_is_no_lossless_drop)
+{
+	sonic_leaf();
+	disc_mean[2] = 0.5;
+	run(60);
+	stop_device("leaf0");
+	run(10);
+	for (size_t i = 0; i < F.n; i++)
+		if (!strcmp(F.s[i].dev, "leaf0")) {
+			F.s[i].raw = 0;
+			F.s[i].stopped = false;
+		}
+	for (int i = 0; i < NPORTS; i++) {
+		set("leaf0", sw_port(i), FM_C_LINK_UP, 0, 0);
+		set("leaf0", sw_port(i), FM_C_QUEUE_DROPS, 3, 100);
+	}
+	run(1);
+	for (int i = 0; i < NPORTS; i++)
+		set("leaf0", sw_port(i), FM_C_LINK_UP, 0, 1);
+	run(1);
+	for (int i = 0; i < NPORTS; i++)
+		set("leaf0", sw_port(i), FM_C_QUEUE_DROPS, 3, 0);
+	run(20);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+	ck_assert_uint_eq(fired(RULES_TARGET_SILENT), 1);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("rules_noise");
+	TCase *tc = tcase_create("noise");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_healthy_sonic_switch_is_quiet);
+	tcase_add_test(tc, test_discards_in_xoff_above_baseline);
+	tcase_add_test(tc, test_discards_jump_without_xoff);
+	tcase_add_test(tc, test_each_port_by_its_own_baseline);
+	tcase_add_test(tc, test_short_xoffs_against_the_pause_baseline);
+	tcase_add_test(tc, test_no_inference_without_history);
+	tcase_add_test(tc, test_pg_drops_at_once);
+	tcase_add_test(tc, test_queue_drops_on_a_link_change);
+	tcase_add_test(tc, test_flap_drops_are_its_evidence);
+	tcase_add_test(tc, test_reboot_is_no_lossless_drop);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
