@@ -3,7 +3,7 @@
 noinst_LIBRARIES += libfabsim.a
 libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/topo_int.h sim/topo_parse.c \
 	sim/topo_gen.c sim/topo_names.c sim/model.c sim/model.h \
-	sim/model_int.h sim/model_route.c sim/model_ctl.c \
+	sim/model_int.h sim/model_route.c sim/model_ctl.c sim/model_bg.c \
 	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h \
 	sim/snmp_agent_int.h sim/snmp_agent_serve.c sim/scenario_int.h \
 	sim/scenario_truth.c sim/scenario_run.c
