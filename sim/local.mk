@@ -26,6 +26,13 @@ tests_check_sim_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_check_sim_model_CFLAGS = $(TEST_CFLAGS)
 tests_check_sim_model_LDADD = libfabsim.a $(TEST_LIBS)
 
+check_PROGRAMS += tests/check_sim_bg
+TESTS += tests/check_sim_bg
+tests_check_sim_bg_SOURCES = tests/check_sim_bg.c
+tests_check_sim_bg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+tests_check_sim_bg_CFLAGS = $(TEST_CFLAGS)
+tests_check_sim_bg_LDADD = libfabsim.a $(TEST_LIBS)
+
 check_PROGRAMS += tests/check_sim_scenario
 TESTS += tests/check_sim_scenario
 tests_check_sim_scenario_SOURCES = tests/check_sim_scenario.c

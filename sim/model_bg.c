@@ -501,6 +501,9 @@ static void start_episode(struct sim_model *m, struct model_bg *bg, size_t i)
 	x *= x;
 	e->ratio = MB_RATIO_MIN * pow(10, MB_RATIO_DECADES * x);
 	congestion_point(m, e);
+	/* A pause with no queue building behind it would have no cause. */
+	if (e->q == NONE)
+		return;
 	if (e->r != NONE) {
 		index_flows(m, bg);
 		size_t a = bg->by_dst_first[e->r],
