@@ -187,7 +187,8 @@ static enum role role_of(const struct sim_model *m, size_t i)
 	return p->node->kind == SIM_NODE_LEAF ? R_UP : R_SPINE;
 }
 
-/* The receiving end of link i-peer with errors, chosen per link. */
+/* Each port's role and steady rates, from the seed and its id (so they
+ * do not depend on when the background was set). */
 static void set_traits(struct sim_model *m, struct model_bg *bg)
 {
 	const struct sim_model_background *c = &bg->cfg;
@@ -235,7 +236,7 @@ static void log_event(struct model_bg *bg, uint64_t at,
 	bg->count[kind]++;
 }
 
-static void end_episode(struct sim_model *m, struct model_bg *bg, size_t k)
+static void end_episode(struct model_bg *bg, size_t k)
 {
 	struct episode *e = &bg->ep[k];
 	if (e->q != NONE)
@@ -246,7 +247,6 @@ static void end_episode(struct sim_model *m, struct model_bg *bg, size_t k)
 		bg->port[bg->ep[k].port].ep = (int32_t)k;
 	}
 	bg->n_ep--;
-	(void)m;
 }
 
 /* Brings up the link a flap holds down. */
@@ -304,7 +304,7 @@ int sim_model_set_background(struct sim_model *m,
 	set_traits(m, bg);
 	if (!b->enabled) {
 		while (bg->n_ep)
-			end_episode(m, bg, bg->n_ep - 1);
+			end_episode(bg, bg->n_ep - 1);
 		release_link(m, bg);
 		return 0;
 	}
@@ -564,7 +564,7 @@ static bool run_episode(struct sim_model *m, struct model_bg *bg, size_t k,
 	struct episode *e = &bg->ep[k];
 	if (m->now_ns >= e->end_ns || !m->up[e->port] || !m->up[e->peer] ||
 	    (e->q != NONE && !m->up[e->q])) {
-		end_episode(m, bg, k);
+		end_episode(bg, k);
 		return false;
 	}
 	uint64_t *rng = &bg->port[e->port].rng;
