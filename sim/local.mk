@@ -3,7 +3,7 @@
 noinst_LIBRARIES += libfabsim.a
 libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/topo_int.h sim/topo_parse.c \
 	sim/topo_gen.c sim/topo_names.c sim/model.c sim/model.h \
-	sim/model_int.h sim/model_route.c sim/model_ctl.c \
+	sim/model_int.h sim/model_route.c sim/model_ctl.c sim/model_bg.c \
 	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h \
 	sim/snmp_agent_int.h sim/snmp_agent_serve.c sim/scenario_int.h \
 	sim/scenario_truth.c sim/scenario_run.c
@@ -25,6 +25,13 @@ tests_check_sim_model_SOURCES = tests/check_sim_model.c
 tests_check_sim_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_check_sim_model_CFLAGS = $(TEST_CFLAGS)
 tests_check_sim_model_LDADD = libfabsim.a $(TEST_LIBS)
+
+check_PROGRAMS += tests/check_sim_bg
+TESTS += tests/check_sim_bg
+tests_check_sim_bg_SOURCES = tests/check_sim_bg.c
+tests_check_sim_bg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+tests_check_sim_bg_CFLAGS = $(TEST_CFLAGS)
+tests_check_sim_bg_LDADD = libfabsim.a $(TEST_LIBS)
 
 check_PROGRAMS += tests/check_sim_scenario
 TESTS += tests/check_sim_scenario

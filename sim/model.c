@@ -77,6 +77,8 @@
  * q-counters truncated to 32 bits. A reboot zeroes a switch's ports.
  * A switch's counter base (sim_model_set_counter_base) is added at read
  * to each of its cumulative counters, never to the state the step uses.
+ * The background (model_bg.c, off unless set) adds its statistical
+ * counts to the same counters after each step.
  *
  * Ownership: the model borrows the topology and owns all arrays, which
  * are flat and indexed by port id (x SIM_MODEL_PRIOS) or node id. Flows,
@@ -162,6 +164,7 @@ struct sim_model *sim_model_new(const struct sim_topo *t, uint64_t seed,
 	m->out_disc = xcalloc(np, sizeof(uint64_t));
 	m->up_events = xcalloc(np, sizeof(uint64_t));
 	m->down_events = xcalloc(np, sizeof(uint64_t));
+	m->in_err = xcalloc(np, sizeof(uint64_t));
 	m->up = xcalloc(np, sizeof(bool));
 	m->nic = xcalloc(np, sizeof *m->nic);
 	m->qmap = xmalloc(2 * pp * sizeof(int32_t));
@@ -224,6 +227,8 @@ void sim_model_free(struct sim_model *m)
 	free(m->out_disc);
 	free(m->up_events);
 	free(m->down_events);
+	free(m->in_err);
+	model_bg_free(m);
 	free(m->up);
 	free(m->nic);
 	free(m->qmap);
@@ -842,5 +847,7 @@ int sim_model_step(struct sim_model *m, uint64_t dt_ns)
 	watchdog(m, dt_ns);
 	m->occ_valid = true;
 	m->now_ns += dt_ns;
+	if (m->bg)
+		model_bg_step(m, dt_ns);
 	return 0;
 }

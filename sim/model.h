@@ -185,6 +185,70 @@ uint64_t sim_model_counter_base(const struct sim_model *m, size_t node);
 int sim_model_inject_pause(struct sim_model *m, size_t port, unsigned prio,
 			   double ratio);
 
+/* ---- Background ---- */
+
+/*
+ * The background (model_bg.c): what a healthy loaded fabric shows that
+ * the fluid model cannot resolve. Per port, from the bytes it received
+ * in the step and its role (host NIC, leaf downlink, leaf uplink, spine
+ * port): microburst episodes on the lossless priorities (short pauses,
+ * ECN marks, CNPs), receive discards unrelated to buffers and drops on a
+ * lossy queue on some switch ports, FCS errors on a few links; and a
+ * schedule of single flaps of non-critical links and switch reboots.
+ * Counts are added to the counters the read functions report, at both
+ * ends of a link; they never move bytes, so the fluid dynamics are
+ * those of the model without it. Seeded from the model seed and the
+ * port ids: deterministic like the rest. Figures and their origin:
+ * doc/fabsim-scenarios.md, "The background". Every knob at 0 disables
+ * its part.
+ */
+struct sim_model_background {
+	bool enabled;
+	double microburst_scale;	 /* episode rate x this, 0..100 */
+	double discard_port_fraction;	 /* switch ports, 0..1 */
+	double lossy_drop_port_fraction; /* switch ports, 0..1 */
+	double error_link_fraction;	 /* links, 0..1 */
+	double flap_mean_s;		 /* fabric-wide mean interval */
+	double reboot_mean_s;		 /* fabric-wide mean interval */
+};
+/* Defaults: enabled, scale 1, discards on 20% of switch ports, lossy
+ * drops on 10%, errors on 3% of links, a flap every 300 s and a reboot
+ * every 1800 s on average. */
+void sim_model_background_defaults(struct sim_model_background *b);
+/* Sets (or with enabled false, stops) the background: 0, or -EINVAL for
+ * a knob out of range. Stopping brings up a link it holds down.
+ * sim_model_new() starts with it off (enabled false, knobs at their
+ * defaults). */
+int sim_model_set_background(struct sim_model *m,
+			     const struct sim_model_background *b);
+void sim_model_get_background(const struct sim_model *m,
+			      struct sim_model_background *b);
+
+/* What the background did: its events (listed) and microburst episodes
+ * (counted only). */
+enum sim_model_bg_kind {
+	SIM_MODEL_BG_LINK_DOWN,
+	SIM_MODEL_BG_LINK_UP,
+	SIM_MODEL_BG_REBOOT,
+	SIM_MODEL_BG_MICROBURST,
+};
+#define SIM_MODEL_BG_KINDS 4
+struct sim_model_bg_event {
+	uint64_t at_ns; /* model time at the end of the step it happened */
+	enum sim_model_bg_kind kind;
+	size_t node; /* the switch rebooted, or the link's end's node */
+	size_t port; /* a link's end (the peer is the other), or (size_t)-1 */
+};
+/* The events (flaps' downs and ups, reboots) in time order; NULL past
+ * the end. Borrowed until the next step. */
+size_t sim_model_bg_n_events(const struct sim_model *m);
+const struct sim_model_bg_event *sim_model_bg_event(const struct sim_model *m,
+						    size_t i);
+/* How many of a kind the background has made so far (microburst
+ * episodes included), 0 for an unknown kind. */
+uint64_t sim_model_bg_count(const struct sim_model *m,
+			    enum sim_model_bg_kind kind);
+
 /* ---- Counters ---- */
 
 /* One priority (= queue index) of a switch port; 64-bit, monotonic
@@ -211,6 +275,7 @@ struct sim_model_switch_port {
 	struct sim_model_switch_prio prio[SIM_MODEL_PRIOS];
 	uint64_t in_octets, in_packets, out_octets, out_packets;
 	uint64_t in_discards, out_discards;
+	uint64_t in_errors; /* frames received with a bad FCS */
 	uint64_t link_up_events, link_down_events;
 	bool link_up; /* gauge */
 };
@@ -238,6 +303,7 @@ struct sim_model_nic_port {
 	uint64_t rx_prio_discards[SIM_MODEL_PRIOS];
 	/* ethtool -S, port */
 	uint64_t rx_discards_phy, tx_discards_phy, rx_buffer_passed_thres_phy;
+	uint64_t rx_crc_errors_phy;
 	uint64_t tx_pause_storm_warning_events, tx_pause_storm_error_events;
 	uint64_t link_down_events_phy;
 	bool link_up;

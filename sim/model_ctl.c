@@ -214,6 +214,7 @@ int sim_model_reboot(struct sim_model *m, size_t node)
 		memset(&m->wd_drops[o], 0, sz);
 		memset(&m->wd_on[o], 0, P * sizeof(bool));
 		m->in_disc[id] = m->out_disc[id] = 0;
+		m->in_err[id] = 0;
 		m->up_events[id] = m->down_events[id] = 0;
 	}
 	for (size_t s = 0; s < m->n_segs; s++)
@@ -223,6 +224,7 @@ int sim_model_reboot(struct sim_model *m, size_t node)
 	m->boots[node]++;
 	m->boot_ns[node] = m->now_ns;
 	m->cbase[node] = 0;
+	model_bg_reboot(m, node);
 	return 0;
 }
 
@@ -290,10 +292,11 @@ static void add_base(struct sim_model_switch_port *o, uint64_t base)
 		for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
 			*c[i] += base;
 	}
-	uint64_t *c[] = { &o->in_octets,      &o->in_packets,
-			  &o->out_octets,     &o->out_packets,
-			  &o->in_discards,    &o->out_discards,
-			  &o->link_up_events, &o->link_down_events };
+	uint64_t *c[] = { &o->in_octets,       &o->in_packets,
+			  &o->out_octets,      &o->out_packets,
+			  &o->in_discards,     &o->out_discards,
+			  &o->in_errors,       &o->link_up_events,
+			  &o->link_down_events };
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
 		*c[i] += base;
 }
@@ -321,7 +324,7 @@ int sim_model_read_switch_port(const struct sim_model *m, size_t port,
 		o->queue_drops = m->qdrop[i] >> FP_SHIFT;
 		o->pg_drops = m->pgdrop[i] >> FP_SHIFT;
 		o->ecn_marked = m->ecn[i] >> FP_SHIFT;
-		o->occupancy_bytes = (uint64_t)m->occ[i];
+		o->occupancy_bytes = (uint64_t)m->occ[i] + model_bg_occ(m, i);
 		o->watermark_bytes = (uint64_t)m->wm[i];
 		o->pfcwd_storms = m->wd_storms[i];
 		o->pfcwd_restores = m->wd_restores[i];
@@ -334,6 +337,7 @@ int sim_model_read_switch_port(const struct sim_model *m, size_t port,
 	}
 	out->in_discards = m->in_disc[port] >> FP_SHIFT;
 	out->out_discards = m->out_disc[port] >> FP_SHIFT;
+	out->in_errors = m->in_err[port];
 	out->link_up_events = m->up_events[port];
 	out->link_down_events = m->down_events[port];
 	out->link_up = m->up[port];
@@ -385,6 +389,7 @@ int sim_model_read_nic_port(const struct sim_model *m, size_t port,
 	out->port_rcv_data = rxb / 4;
 	out->rx_discards_phy = n->rx_disc_phy >> FP_SHIFT;
 	out->tx_discards_phy = n->tx_disc_phy >> FP_SHIFT;
+	out->rx_crc_errors_phy = n->crc;
 	out->rx_buffer_passed_thres_phy = n->thres;
 	out->tx_pause_storm_warning_events = n->warn;
 	out->tx_pause_storm_error_events = n->err;

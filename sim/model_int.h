@@ -5,7 +5,8 @@
  *
  * model.c holds construction and the step, model_route.c the routes and
  * the segment layout the step runs on (rebuilt when flows or links
- * change), model_ctl.c the flows, settings, events and counter reads.
+ * change), model_ctl.c the flows, settings, events and counter reads,
+ * model_bg.c the background (statistical counts and events).
  * Threading is the model's: one thread at a time (see model.c).
  */
 #ifndef FABMON_MODEL_INT_H
@@ -82,6 +83,7 @@ struct nic_state {
 	uint64_t oob, oos, pse, lat, adp;		 /* FP */
 	uint64_t rx_disc_phy, tx_disc_phy;		 /* FP */
 	uint64_t thres, warn, err;
+	uint64_t crc; /* background FCS errors */
 	uint64_t storm_ns;
 	bool warned, errored;
 };
@@ -115,6 +117,7 @@ struct sim_model {
 	/* Per port. */
 	uint64_t *in_disc, *out_disc; /* FP */
 	uint64_t *up_events, *down_events;
+	uint64_t *in_err; /* background FCS errors */
 	bool *up;
 	struct nic_state *nic; /* indexed by port; used for NIC ports */
 	/* Per node. */
@@ -150,6 +153,8 @@ struct sim_model {
 	size_t *bfs;
 	unsigned *want; /* per node: a source of the routes (== stamp) */
 	unsigned stamp;
+
+	struct model_bg *bg; /* NULL until the background is set */
 };
 
 static inline const struct sim_port *port_of(const struct sim_model *m,
@@ -224,5 +229,14 @@ void model_rebuild(struct sim_model *m);
 
 /* Frees the segment layout's arrays (model_route.c). */
 void model_free_segments(struct sim_model *m);
+
+/* The background (model_bg.c). model_bg_step adds one step's counts
+ * and runs its events (after the step, at the model's new time);
+ * model_bg_reboot forgets a rebooted switch's gauges; model_bg_occ is
+ * the occupancy it adds to (port x P + prio); model_bg_free frees it. */
+void model_bg_step(struct sim_model *m, uint64_t dt_ns);
+void model_bg_reboot(struct sim_model *m, size_t node);
+uint64_t model_bg_occ(const struct sim_model *m, size_t pi);
+void model_bg_free(struct sim_model *m);
 
 #endif

@@ -565,7 +565,7 @@ static size_t ethtool_text(struct sim_nicfs *w, struct nf_port *np,
 	STAT("tx_packets_phy", txp);
 	STAT("rx_bytes_phy", rxb);
 	STAT("tx_bytes_phy", txb);
-	STAT("rx_crc_errors_phy", UINT64_C(0));
+	STAT("rx_crc_errors_phy", c->rx_crc_errors_phy);
 	STAT("rx_pause_ctrl_phy", UINT64_C(0));
 	STAT("tx_pause_ctrl_phy", UINT64_C(0));
 	STAT("rx_discards_phy", c->rx_discards_phy);

@@ -600,8 +600,8 @@ int scenario_parse_event(struct ytree_ctx *x, struct sim_scenario *s,
 					      "%s does not apply to do: %s",
 					      ev_keys[i], scenario_ev_names[k]);
 		if (!f.val[i] && (ev_needed[k] & B(i)))
-			return ytree_fail(x, n, "do: %s needs %s", scenario_ev_names[k],
-					  ev_keys[i]);
+			return ytree_fail(x, n, "do: %s needs %s",
+					  scenario_ev_names[k], ev_keys[i]);
 	}
 	switch (e->kind) {
 	case EV_FLOWS:
@@ -701,17 +701,62 @@ static int parse_traffic(struct ytree_ctx *x, struct sim_scenario *s,
 	return rc;
 }
 
+/* background: on/off, or a mapping of the knobs (unset ones keep the
+ * model's defaults; intervals of 0 disable). */
+static int parse_bg(struct ytree_ctx *x, struct sim_scenario *s,
+		    const struct ytree_node *n)
+{
+	static const char *const keys[] = {
+		"enabled",	   "microbursts", "discard_ports",
+		"lossy_ports",	   "error_links", "flap_interval",
+		"reboot_interval",
+	};
+	struct sim_model_background *b = &s->bg;
+	struct ytree_fields f;
+	uint64_t flap = (uint64_t)(b->flap_mean_s * 1e9);
+	uint64_t boot = (uint64_t)(b->reboot_mean_s * 1e9);
+	if (n->kind == YTREE_SCALAR)
+		return ytree_bool(x, n, &b->enabled);
+	if (n->kind != YTREE_MAP)
+		return ytree_fail(x, n, "expected on, off or a mapping, not %s",
+				  ytree_kind_name(n));
+	int rc = scenario_want_map(x, n, keys, 7, &f);
+	if (!rc)
+		rc = ytree_opt_bool(x, &f, 0, &b->enabled);
+	if (!rc)
+		rc = opt_double(x, &f, 1, 0, 100, &b->microburst_scale);
+	if (!rc)
+		rc = opt_double(x, &f, 2, 0, 1, &b->discard_port_fraction);
+	if (!rc)
+		rc = opt_double(x, &f, 3, 0, 1, &b->lossy_drop_port_fraction);
+	if (!rc)
+		rc = opt_double(x, &f, 4, 0, 1, &b->error_link_fraction);
+	if (!rc)
+		rc = ytree_opt_duration(x, &f, 5, 1000000000ull,
+					MAX_DURATION_NS, true, &flap);
+	if (!rc)
+		rc = ytree_opt_duration(x, &f, 6, 1000000000ull,
+					MAX_DURATION_NS, true, &boot);
+	b->flap_mean_s = (double)flap * 1e-9;
+	b->reboot_mean_s = (double)boot * 1e-9;
+	return rc;
+}
+
 static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 			  const char *path, const struct ytree_node *root)
 {
-	static const char *const keys[] = { "topology", "seed", "duration",
-					    "traffic", "events" };
+	static const char *const keys[] = {
+		"topology", "seed",   "duration",
+		"traffic",  "events", "background"
+	};
 	struct ytree_fields f;
 	uint64_t seed = 1;
 	size_t n = 0;
+	sim_model_background_defaults(&s->bg);
+	s->bg_force = -1;
 	if (!root)
 		return ytree_fail_file(x, "empty file");
-	int rc = scenario_want_map(x, root, keys, 5, &f);
+	int rc = scenario_want_map(x, root, keys, 6, &f);
 	for (size_t i = 0; !rc && i < 3; i++)
 		rc = ytree_need(x, &f, i);
 	if (!rc)
@@ -728,6 +773,11 @@ static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 	if (!rc && f.val[3]) {
 		size_t saved = ytree_path_key(x, "traffic");
 		rc = parse_traffic(x, s, f.val[3]);
+		ytree_path_cut(x, saved);
+	}
+	if (!rc && f.val[5]) {
+		size_t saved = ytree_path_key(x, "background");
+		rc = parse_bg(x, s, f.val[5]);
 		ytree_path_cut(x, saved);
 	}
 	if (rc || !f.val[4])

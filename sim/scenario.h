@@ -119,12 +119,25 @@ uint64_t sim_scenario_duration_ns(const struct sim_scenario *s);
  * Applies to m (a model of sim_scenario_topo(s)) every event due by
  * now_ns that is not applied yet, in time order (file order at equal
  * times); the first call also starts the background traffic. Call it
- * every tick before sim_model_step() with the model's time. Returns 0,
+ * every tick before sim_model_step() with the model's time; the first
+ * call also sets the model's background (sim_scenario_background). Returns 0,
  * or the model's negative error for a knob it refused (the rest of the
  * due events are still applied).
  */
 int sim_scenario_apply(struct sim_scenario *s, struct sim_model *m,
 		       uint64_t now_ns);
+/*
+ * The model's background (sim_model_set_background) of this scenario:
+ * the file's background: key (default on, with the model's default
+ * knobs), unless overridden: on 1 forces it on, 0 off (fabsim
+ * --quiet-baseline, tests that want exact physics), -1 follows the file
+ * again. sim_scenario_apply() sets it on the model at its first call of
+ * a run and again after each override. sim_scenario_background() fills
+ * b with what it sets.
+ */
+void sim_scenario_set_background_override(struct sim_scenario *s, int on);
+void sim_scenario_background(const struct sim_scenario *s,
+			     struct sim_model_background *b);
 /* Forgets what was applied, for a new run with a new model. */
 void sim_scenario_rewind(struct sim_scenario *s);
 

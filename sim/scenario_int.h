@@ -69,6 +69,12 @@ struct sim_scenario {
 	uint64_t seed, duration;
 	unsigned bg_prio;
 	double bg_load; /* 0: no background traffic */
+	/* The model's background (key background:), applied at the first
+	   sim_scenario_apply(); bg_force: -1 as the file says, 0 off, 1 on;
+	   bg_set: applied to the model of this run. */
+	struct sim_model_background bg;
+	int bg_force;
+	bool bg_set;
 	struct event *ev;
 	size_t n_ev;
 	struct flowset *sets;

@@ -26,6 +26,21 @@ void sim_scenario_rewind(struct sim_scenario *s)
 	}
 	s->cursor = 0;
 	s->started = false;
+	s->bg_set = false;
+}
+
+void sim_scenario_set_background_override(struct sim_scenario *s, int on)
+{
+	s->bg_force = on < 0 ? -1 : on > 0;
+	s->bg_set = false;
+}
+
+void sim_scenario_background(const struct sim_scenario *s,
+			     struct sim_model_background *b)
+{
+	*b = s->bg;
+	if (s->bg_force >= 0)
+		b->enabled = s->bg_force;
 }
 
 /* Ring all-reduce per rail: NIC k of host h sends to NIC k of h + 1. */
@@ -135,6 +150,14 @@ int sim_scenario_apply(struct sim_scenario *s, struct sim_model *m,
 		s->started = true;
 		rc = start_background(s, m);
 	}
+	if (!s->bg_set) {
+		struct sim_model_background b;
+		s->bg_set = true;
+		sim_scenario_background(s, &b);
+		r = sim_model_set_background(m, &b);
+		if (r && !rc)
+			rc = r;
+	}
 	while (s->cursor < s->n_ev && s->ev[s->cursor].at <= now_ns) {
 		r = apply_event(s, m, &s->ev[s->cursor++]);
 		if (r && !rc)
@@ -195,6 +218,8 @@ struct sim_scenario *sim_scenario_new_empty(struct sim_topo *t, uint64_t seed)
 	s->seed = seed;
 	s->duration = MAX_DURATION_NS;
 	s->bg_prio = scenario_default_prio(t);
+	sim_model_background_defaults(&s->bg);
+	s->bg_force = -1;
 	return s;
 }
 

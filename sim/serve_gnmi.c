@@ -592,7 +592,7 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_OCTETS"), c->in_octets);
 	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_UCAST_PKTS"), c->in_packets);
 	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_DISCARDS"), c->in_discards);
-	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_ERRORS"), 0);
+	fieldk(g, &first, JK("SAI_PORT_STAT_IF_IN_ERRORS"), c->in_errors);
 	fieldk(g, &first, JK("SAI_PORT_STAT_IF_OUT_OCTETS"), c->out_octets);
 	fieldk(g, &first, JK("SAI_PORT_STAT_IF_OUT_UCAST_PKTS"),
 	       c->out_packets);
@@ -688,7 +688,7 @@ static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 	fieldk(g, &first, JK("in-pkts"), in_pkts);
 	fieldk(g, &first, JK("in-unicast-pkts"), in_pkts);
 	fieldk(g, &first, JK("in-discards"), c->in_discards);
-	fieldk(g, &first, JK("in-errors"), 0);
+	fieldk(g, &first, JK("in-errors"), c->in_errors);
 	fieldk(g, &first, JK("out-octets"), c->out_octets);
 	fieldk(g, &first, JK("out-pkts"), out_pkts);
 	fieldk(g, &first, JK("out-unicast-pkts"), out_pkts);

@@ -660,7 +660,7 @@ static const struct column iftable_cols[] = {
 	COL_CTR(10, ASN_COUNTER, in_octets),
 	COL_CTR(11, ASN_COUNTER, in_packets),
 	COL_CTR(13, ASN_COUNTER, in_discards),
-	COL_K(14, ASN_COUNTER, 0), /* errors: the model has none */
+	COL_CTR(14, ASN_COUNTER, in_errors), /* bad FCS (background) */
 	COL_K(15, ASN_COUNTER, 0),
 	COL_CTR(16, ASN_COUNTER, out_octets),
 	COL_CTR(17, ASN_COUNTER, out_packets),

@@ -12,6 +12,13 @@
  * priorities, marks before pause, spreading only from a paused or
  * queued downstream).
  *
+ * The model's background (microbursts, discards, errors, flaps,
+ * reboots) is forced off for the signal and silence checks, which need
+ * exact physics; the consistency checks run every scenario with it as
+ * the file says (on), and against a run without it: the background only
+ * adds pause within 1% of a tick, never a lossless drop, and moves no
+ * byte. The background: key parses with positions.
+ *
  * Scenarios live in $top_srcdir/sim/scenarios ($top_srcdir defaults to
  * "."); bad files are written to $TMPDIR (default /tmp).
  */
@@ -50,13 +57,22 @@ static const char *const shipped[] = {
 };
 #define N_SHIPPED (sizeof shipped / sizeof shipped[0])
 
-static struct sim_scenario *load(const char *name)
+/* A shipped scenario with its background as the file says. */
+static struct sim_scenario *load_bg(const char *name)
 {
 	char rel[256];
 	snprintf(rel, sizeof rel, "sim/scenarios/%s.yaml", name);
 	struct sim_scenario *s =
 	    sim_scenario_load(srcpath(rel), err, sizeof err);
 	ck_assert_msg(s != NULL, "%s", err);
+	return s;
+}
+
+/* The same without the background: exact physics. */
+static struct sim_scenario *load(const char *name)
+{
+	struct sim_scenario *s = load_bg(name);
+	sim_scenario_set_background_override(s, 0);
 	return s;
 }
 
@@ -472,6 +488,65 @@ START_TEST(knobs_set_only_what_they_name)
 	ck_assert_uint_eq(w1.pfcwd_restore_ms, w0.pfcwd_restore_ms);
 	sim_model_free(m);
 	sim_scenario_free(s);
+}
+END_TEST
+
+START_TEST(background_key_sets_the_model_background)
+{
+	const char *msg;
+	struct sim_model_background b;
+	struct sim_scenario *s =
+	    load_tmp(HEAD "background: off\n", EMPTY, &msg);
+	ck_assert_msg(s != NULL, "%s", msg);
+	sim_scenario_background(s, &b);
+	ck_assert(!b.enabled);
+	sim_scenario_set_background_override(s, 1);
+	sim_scenario_background(s, &b);
+	ck_assert(b.enabled);
+	sim_scenario_free(s);
+	s = load_tmp(HEAD "background:\n  microbursts: 2\n"
+			  "  discard_ports: 0.5\n  flap_interval: 0s\n"
+			  "  reboot_interval: 600s\n",
+		     EMPTY, &msg);
+	ck_assert_msg(s != NULL, "%s", msg);
+	sim_scenario_background(s, &b);
+	ck_assert(b.enabled);
+	ck_assert_double_eq(b.microburst_scale, 2);
+	ck_assert_double_eq(b.discard_port_fraction, 0.5);
+	ck_assert_double_eq(b.error_link_fraction, 0.03);
+	ck_assert_double_eq(b.flap_mean_s, 0);
+	ck_assert_double_eq(b.reboot_mean_s, 600);
+	/* Applied with the first events; the override wins. */
+	struct sim_model *m = model_for(s);
+	ck_assert_int_eq(sim_scenario_apply(s, m, 0), 0);
+	sim_model_get_background(m, &b);
+	ck_assert(b.enabled);
+	ck_assert_double_eq(b.microburst_scale, 2);
+	sim_scenario_set_background_override(s, 0);
+	ck_assert_int_eq(sim_scenario_apply(s, m, 0), 0);
+	sim_model_get_background(m, &b);
+	ck_assert(!b.enabled);
+	sim_model_free(m);
+	sim_scenario_free(s);
+	/* A bare scenario (fabsim without a file) has it on. */
+	s = load_tmp(HEAD, EMPTY, &msg);
+	ck_assert_msg(s != NULL, "%s", msg);
+	sim_scenario_background(s, &b);
+	ck_assert(b.enabled);
+	sim_scenario_free(s);
+	ck_assert_str_eq(load_bad(HEAD "background: maybe\n", EMPTY),
+			 "bad.yaml:4:13: background: expected a boolean "
+			 "(true/false, yes/no, on/off), not \"maybe\"");
+	ck_assert_str_eq(load_bad(HEAD "background:\n  microburst: 1\n", EMPTY),
+			 "bad.yaml:5:3: background.microburst: unknown key "
+			 "(did you mean \"microbursts\"?)");
+	ck_assert_str_eq(
+	    load_bad(HEAD "background:\n  error_links: 2\n", EMPTY),
+	    "bad.yaml:5:16: background.error_links: expected a number from 0 "
+	    "to 1, not \"2\"");
+	ck_assert_str_eq(load_bad(HEAD "background: [on]\n", EMPTY),
+			 "bad.yaml:4:13: background: expected on, off or a "
+			 "mapping, not a list");
 }
 END_TEST
 
@@ -1390,6 +1465,7 @@ static void check_switch_port(const char *name, const struct sim_scenario *s,
 	MONO(*a, *b, out_packets);
 	MONO(*a, *b, in_discards);
 	MONO(*a, *b, out_discards);
+	MONO(*a, *b, in_errors);
 	MONO(*a, *b, link_up_events);
 	MONO(*a, *b, link_down_events);
 }
@@ -1411,6 +1487,7 @@ static void check_nic_port(const char *name, const struct sim_scenario *s,
 	MONO(*a, *b, port_rcv_packets);
 	MONO(*a, *b, rx_discards_phy);
 	MONO(*a, *b, tx_discards_phy);
+	MONO(*a, *b, rx_crc_errors_phy);
 	MONO(*a, *b, rx_buffer_passed_thres_phy);
 	MONO(*a, *b, tx_pause_storm_warning_events);
 	MONO(*a, *b, tx_pause_storm_error_events);
@@ -1524,9 +1601,9 @@ static void check_nodes(const char *name, const struct sim_model *m,
 	}
 }
 
-static void check_consistency(const char *name)
+static void check_consistency(const char *name, bool bg)
 {
-	struct sim_scenario *s = load(name);
+	struct sim_scenario *s = bg ? load_bg(name) : load(name);
 	const struct sim_topo *t = sim_scenario_topo(s);
 	struct sim_model *m = model_for(s);
 	size_t np = sim_topo_n_ports(t), nn = sim_topo_n_nodes(t);
@@ -1574,7 +1651,117 @@ static void check_consistency(const char *name)
 
 START_TEST(every_scenario_keeps_the_counters_consistent)
 {
-	check_consistency(shipped[_i]);
+	check_consistency(shipped[_i], false);
+}
+END_TEST
+
+START_TEST(every_scenario_with_background_keeps_the_counters_consistent)
+{
+	check_consistency(shipped[_i], true);
+}
+END_TEST
+
+/* What the background may add to a port's counters in one tick, over
+ * the same run without it: pause within 1% of the tick (us, +1 for the
+ * truncation of each run), no lossless drop, no byte. */
+static void check_bg_delta(const char *name, const struct sim_port *pt,
+			   uint8_t lossless, const struct snap *a0,
+			   const struct snap *b0, const struct snap *a1,
+			   const struct snap *b1, double now)
+{
+	const uint64_t cap = TICK_US / 100 + 1;
+#define BG_EQ(f)                                                           \
+	ck_assert_msg((b1->f - a1->f) == (b0->f - a0->f),                  \
+		      "%s %s:%s %s differs with the background at %.1f s", \
+		      name, pt->node->name, pt->name, #f, now)
+#define BG_PAUSE(f)                                                       \
+	ck_assert_msg((b1->f - a1->f) + 1 >= (b0->f - a0->f) &&           \
+			  (b1->f - a1->f) <= (b0->f - a0->f) + cap,       \
+		      "%s %s:%s %s: background pause over 1%% at %.1f s", \
+		      name, pt->node->name, pt->name, #f, now)
+	for (unsigned q = 0; q < SIM_MODEL_PRIOS; q++) {
+		bool ll = (lossless >> q) & 1;
+		if (b1->sw) {
+			BG_EQ(s.prio[q].rx_bytes);
+			BG_EQ(s.prio[q].tx_bytes);
+			BG_EQ(s.prio[q].pg_drops);
+			BG_PAUSE(s.prio[q].pfc_tx_pause_us);
+			BG_PAUSE(s.prio[q].pfc_rx_pause_us);
+			if (ll)
+				BG_EQ(s.prio[q].queue_drops);
+			else
+				BG_EQ(s.prio[q].pfc_tx_frames);
+			continue;
+		}
+		BG_EQ(n.rx_prio_bytes[q]);
+		BG_EQ(n.tx_prio_bytes[q]);
+		BG_EQ(n.rx_prio_discards[q]);
+		BG_PAUSE(n.tx_prio_pause_duration[q]);
+		BG_PAUSE(n.rx_prio_pause_duration[q]);
+		if (!ll)
+			BG_EQ(n.tx_prio_pause[q]);
+	}
+	if (!b1->sw) {
+		BG_EQ(n.out_of_buffer);
+		BG_EQ(n.rx_discards_phy);
+		BG_EQ(n.out_of_sequence);
+	}
+#undef BG_EQ
+#undef BG_PAUSE
+}
+
+/* Every scenario twice, without and with the background (its events off:
+ * a flap or a reboot changes the physics), tick by tick. */
+START_TEST(background_adds_bounded_pause_and_no_lossless_drop)
+{
+	const char *name = shipped[_i];
+	struct sim_scenario *s0 = load(name), *s1 = load_bg(name);
+	struct sim_model_background bg;
+	sim_scenario_background(s1, &bg);
+	ck_assert(bg.enabled);
+	bg.flap_mean_s = bg.reboot_mean_s = 0;
+	const struct sim_topo *t = sim_scenario_topo(s0);
+	struct sim_model *m0 = model_for(s0), *m1 = model_for(s1);
+	size_t np = sim_topo_n_ports(t);
+	uint8_t lossless = sim_topo_lossless_mask(t);
+	struct snap *a0 = calloc(np, sizeof *a0), *b0 = calloc(np, sizeof *b0),
+		    *a1 = calloc(np, sizeof *a1), *b1 = calloc(np, sizeof *b1);
+	ck_assert(a0 && b0 && a1 && b1);
+	uint64_t ticks = sim_scenario_duration_ns(s0) / TICK, extra = 0;
+	for (uint64_t k = 0; k < ticks; k++) {
+		tick(s0, m0);
+		ck_assert_int_eq(
+		    sim_scenario_apply(s1, m1, sim_model_now_ns(m1)), 0);
+		if (k == 0)
+			ck_assert_int_eq(sim_model_set_background(m1, &bg), 0);
+		ck_assert_int_eq(sim_model_step(m1, TICK), 0);
+		snap_all(m0, np, b0);
+		snap_all(m1, np, b1);
+		for (size_t p = 0; p < np; p++) {
+			check_bg_delta(name, sim_topo_port(t, p), lossless,
+				       &a0[p], &b0[p], &a1[p], &b1[p],
+				       sec(sim_model_now_ns(m1)));
+			if (b1[p].sw)
+				extra +=
+				    b1[p].s.in_discards - b0[p].s.in_discards;
+		}
+		struct snap *x = a0;
+		a0 = b0;
+		b0 = x;
+		x = a1;
+		a1 = b1;
+		b1 = x;
+	}
+	/* The background was there: receive discards somewhere. */
+	ck_assert_uint_gt(extra, 0);
+	free(a0);
+	free(b0);
+	free(a1);
+	free(b1);
+	sim_model_free(m0);
+	sim_model_free(m1);
+	sim_scenario_free(s0);
+	sim_scenario_free(s1);
 }
 END_TEST
 
@@ -1587,6 +1774,7 @@ static Suite *sim_scenario_suite(void)
 	tcase_add_test(tc, unknown_event_is_an_error_at_its_position);
 	tcase_add_test(tc, bad_knobs_are_errors_at_their_values);
 	tcase_add_test(tc, knobs_set_only_what_they_name);
+	tcase_add_test(tc, background_key_sets_the_model_background);
 	tcase_add_test(tc, time_beyond_duration_is_an_error);
 	tcase_add_test(tc, unknown_node_or_port_is_an_error);
 	tcase_add_test(tc, bad_kind_in_truth_is_an_error);
@@ -1621,6 +1809,12 @@ static Suite *sim_scenario_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, every_scenario_keeps_the_counters_consistent, 0,
 			    (int)N_SHIPPED);
+	tcase_add_loop_test(
+	    tc, every_scenario_with_background_keeps_the_counters_consistent, 0,
+	    (int)N_SHIPPED);
+	tcase_add_loop_test(tc,
+			    background_adds_bounded_pause_and_no_lossless_drop,
+			    0, (int)N_SHIPPED);
 	suite_add_tcase(s, tc);
 	return s;
 }

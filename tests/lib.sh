@@ -98,8 +98,8 @@ http_get() {
 # tests: DIR/fabric.yaml (SPINES spines and LEAVES leaves of the given
 # flavour lists, e.g. "sonic, arista", one host per leaf with one 400G
 # NIC, lossless priority 3), DIR/storm.yaml (ring all-reduce at half
-# load; host1's NIC stops draining ONSET seconds in, stall prevention
-# off, so it pauses its leaf for good) and DIR/storm.truth.yaml (that
+# load, the model's background off; host1's NIC stops draining ONSET
+# seconds in, stall prevention off, so it pauses its leaf for good) and DIR/storm.truth.yaml (that
 # pfc_storm at host1:mlx5_0 priority 3, VICTIM among its victims if
 # given).
 storm_fabric() {
@@ -116,6 +116,7 @@ topology: fabric.yaml
 seed: 1
 duration: 1h
 traffic: {pattern: ring_allreduce, load: 0.5}
+background: off
 events:
   - {at: ${6}s, do: nic, port: "host1:mlx5_0", rx_drain: 0, storm_critical: 0s}
 YAML
