@@ -40,7 +40,7 @@ python3 - "$out" <<'PY'
 import glob, json, statistics, sys
 rows = []
 for f in sorted(glob.glob(sys.argv[1] + "/r*.json")):
-    rows += json.load(open(f))
+    rows += json.load(open(f))["rows"]
 by = {}
 for r in rows:
     if r["latency"] is not None and r["origin_ok"]:

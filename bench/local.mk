@@ -17,7 +17,7 @@ bench_bench_sim_snmp_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(NETSNMP_LIBS) \
 	$(FABMON_LIBS)
 # fabsim at a thousand switches subscribed by fabmond (a script: it runs
 # both programs; prints figures).
-EXTRA_DIST += bench/bench_fabsim_scale.sh
+EXTRA_DIST += bench/bench_fabsim_scale.sh bench/detect_table.py
 # Its default subscriber: counts what every switch streams, no decoding.
 noinst_PROGRAMS += bench/fabsim_sink
 bench_fabsim_sink_SOURCES = bench/fabsim_sink.c

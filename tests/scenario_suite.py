@@ -28,10 +28,20 @@ not an incident (a reboot must raise nothing), and a target that refuses
 connections after it has sent data is a target_silent incident (its data
 went stale; see doc/rules.md).
 
+With --benign MIX:LOAD:SECONDS it also runs a healthy generated fabric
+(two spines, four leaves, 16 hosts with two NICs; flavour mix sonic,
+arista, openconfig or mixed; the background traffic at LOAD) under
+fabsim's background noise for that long: nothing may fire there but a
+warning the background really earned (a link fabsim's background
+flapped twice within link_flap's window). --quiet plays the scenarios
+without the background (fabsim --quiet-baseline).
+
 Exit status: 0 if every scenario passed, 1 on a miss, a wrong origin,
 missing victims or a false incident, 77 if something needed is missing.
 
-Usage: scenario_suite.py [-j N] [--tick DUR] [--json FILE] [SCENARIO...]
+Usage: scenario_suite.py [-j N] [--tick DUR] [--json FILE] [--quiet]
+                         [--benign MIX:LOAD:SECONDS]... [--no-scenarios]
+                         [SCENARIO...]
 The environment's top_srcdir and top_builddir locate the programs and
 the scenarios (as `make check` sets them).
 """
@@ -96,35 +106,51 @@ def victim_name(v):
 class Run:
     """One scenario: its processes, its observations and its verdict."""
 
-    def __init__(self, name, srcdir, builddir, tick, workroot):
+    def __init__(self, name, srcdir, builddir, tick, workroot, quiet=False):
         self.name = name
         self.path = os.path.join(srcdir, "sim", "scenarios", name + ".yaml")
         self.srcdir = srcdir
         self.builddir = builddir
         self.tick = tick
+        self.quiet = quiet
         self.work = tempfile.mkdtemp(prefix=name + ".", dir=workroot)
         with open(self.path) as f:
             self.duration = seconds(yaml.safe_load(f).get("duration", "60s"))
         with open(os.path.join(srcdir, "sim", "scenarios",
                                name + ".truth.yaml")) as f:
             self.truth = (yaml.safe_load(f) or {}).get("incidents") or []
+        self.init_state()
+
+    def init_state(self):
         self.procs = []
         self.incidents = {}  # id -> record
         self.positions = []  # (wall s, scenario position s)
+        self.background = []  # fabsim's background events seen
         self.rows = []
+        self.false = []
         self.failures = 0
         self.error = None
+
+    def fabric_args(self):
+        """fabsim's arguments that say what it plays."""
+        return ["-s", self.path]
+
+    def position(self, st):
+        """The scenario's position in fabsim's /status."""
+        return st["scenario"]["position_s"]
 
     # Processes.
 
     def start(self):
         cfg = os.path.join(self.work, "fabmon.yaml")
-        args = [os.path.join(self.builddir, "fabsim"), "-s", self.path,
+        args = [os.path.join(self.builddir, "fabsim")] + self.fabric_args() + [
                 "--no-snmp", "--control", "127.0.0.1:0",
                 "--nic-dir", os.path.join(self.work, "nic"),
                 "--emit-config", cfg, "--fabmond-listen", "127.0.0.1:0",
                 "--profiles-dir", os.path.join(self.srcdir, "etc", "profiles"),
                 "--duration", "%ds" % int(self.duration + MARGIN_S + 2)]
+        if self.quiet:
+            args.append("--quiet-baseline")
         self.sim_log = open(os.path.join(self.work, "fabsim.log"), "w")
         self.sim = subprocess.Popen(args, stdout=self.sim_log,
                                     stderr=subprocess.STDOUT)
@@ -201,8 +227,11 @@ class Run:
             try:
                 st = get_json(self.ctl + "/status")
                 wall = time.time()
-                pos = st["scenario"]["position_s"]
+                pos = self.position(st)
                 self.positions.append((wall, pos))
+                for ev in st.get("background") or []:
+                    if ev not in self.background:
+                        self.background.append(ev)
                 doc = get_json(self.api + "/api/v1/incidents")
             except (urllib.error.URLError, OSError, ValueError) as e:
                 if self.sim.poll() is not None:
@@ -341,6 +370,99 @@ class Run:
             self.score()
 
 
+# Kinds whose alerts are critical (exporters/alert.c): a benign fabric
+# must raise none of them.
+CRITICAL = {"pfc_storm", "pfc_deadlock", "lossless_drop"}
+# Flavour mixes for the benign runs.
+MIXES = {"sonic": "sonic", "arista": "arista", "openconfig": "openconfig",
+         "mixed": "sonic,arista,openconfig"}
+# link_flap's defaults (doc/rules.md): a link that the background
+# flapped this often within the window really is flapping.
+FLAP_COUNT = 2
+FLAP_WINDOW_S = 10.0
+
+
+def fabsim_help(builddir, cache={}):
+    if builddir not in cache:
+        try:
+            cache[builddir] = subprocess.run(
+                [os.path.join(builddir, "fabsim"), "--help"],
+                capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            cache[builddir] = ""
+    return cache[builddir]
+
+
+class BenignRun(Run):
+    """A healthy generated fabric under its background, for a while:
+    spec MIX:LOAD:SECONDS (e.g. sonic:0.9:600). Two spines, four leaves,
+    16 hosts with two NICs each (the issue's fabric), partial
+    visibility where fabsim offers it: two hosts without NIC telemetry,
+    one host that is no target at all, one switch without LLDP.
+    Nothing may fire but a warning the background really earned (a
+    link it flapped FLAP_COUNT times within FLAP_WINDOW_S)."""
+
+    def __init__(self, spec, srcdir, builddir, tick, workroot, seed=1):
+        mix, load, secs = spec.split(":")
+        if mix not in MIXES:
+            raise ValueError("unknown flavour mix %r" % mix)
+        self.name = "benign-%s-%s" % (mix, load)
+        self.mix, self.load, self.seed = mix, float(load), seed
+        self.srcdir, self.builddir, self.tick = srcdir, builddir, tick
+        self.quiet = False
+        self.duration = seconds(secs)
+        self.truth = []
+        self.path = None
+        self.work = tempfile.mkdtemp(prefix=self.name + ".", dir=workroot)
+        self.init_state()
+
+    def fabric_args(self):
+        args = ["--spines", "2", "--leaves", "4", "--hosts", "16",
+                "--nics", "2", "--flavours", MIXES[self.mix],
+                "--load", "%g" % self.load, "--seed", str(self.seed),
+                "--nic-hosts", ",".join("host%d" % h for h in range(16)
+                                        if h not in (3, 11))]
+        h = fabsim_help(self.builddir)
+        if "--unmonitored" in h:
+            args += ["--unmonitored", "host15"]
+        if "--no-lldp" in h:
+            args += ["--no-lldp", "leaf3"]
+        return args
+
+    def position(self, st):
+        return st["model_time_s"]
+
+    def earned(self, r):
+        """Whether warning r is a fault the background really made."""
+        if r["kind"] != "link_flap":
+            return False
+        o = r["origin"]
+        ends = {"%s:%s" % (o["device"], o["port"])}
+        ends |= {s for s in r["subjects"]}
+        downs = sorted(float(e["t"]) for e in self.background
+                       if e.get("do") in ("link_flap", "flap")
+                       and e.get("port") in ends)
+        return any(downs[i + FLAP_COUNT - 1] - downs[i] <= FLAP_WINDOW_S
+                   for i in range(len(downs) - FLAP_COUNT + 1))
+
+    def score(self):
+        self.false = []
+        fired = [r for r in self.incidents.values() if r["fired"]]
+        first = self.positions[0] if self.positions else (0, 0)
+        for r in fired:
+            if r["kind"] not in CRITICAL and self.earned(r):
+                continue
+            self.failures += 1
+            self.false.append({
+                "kind": r["kind"],
+                "origin": "%s:%s p%s" % (r["origin"]["device"],
+                                         r["origin"]["port"],
+                                         r["origin"]["priority"]),
+                "at": first[1] + (r["fired"] - first[0]),
+                "summary": r["summary"],
+                "evidence": r["evidence"]})
+
+
 def table(runs, out):
     fmt = "%-20s %-24s %-20s %-6s %-7s %-8s %-3s %s\n"
     out.write(fmt % ("scenario", "expected", "origin", "found", "origin",
@@ -378,6 +500,15 @@ def main():
     ap.add_argument("--json", help="write the rows to this file")
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directories")
+    ap.add_argument("--quiet", action="store_true",
+                    help="play the scenarios without fabsim's background "
+                    "(fabsim --quiet-baseline)")
+    ap.add_argument("--benign", action="append", default=[],
+                    metavar="MIX:LOAD:SECONDS",
+                    help="also run a healthy generated fabric with its "
+                    "background (MIX: %s); repeatable" % ", ".join(MIXES))
+    ap.add_argument("--no-scenarios", action="store_true",
+                    help="run only the --benign fabrics")
     ap.add_argument("scenarios", nargs="*")
     a = ap.parse_args()
     srcdir = os.environ.get("top_srcdir", ".")
@@ -391,7 +522,12 @@ def main():
         if f.endswith(".yaml") and not f.endswith(".truth.yaml"))
     workroot = tempfile.mkdtemp(prefix="fabmon-scenarios.",
                                 dir=os.environ.get("TMPDIR", "/tmp"))
-    runs = [Run(n, srcdir, builddir, a.tick, workroot) for n in names]
+    if a.no_scenarios:
+        names = []
+    runs = [Run(n, srcdir, builddir, a.tick, workroot, a.quiet)
+            for n in names]
+    runs += [BenignRun(b, srcdir, builddir, a.tick, workroot)
+             for b in a.benign]
     # The longest first, so the suite's wall time is the shortest.
     todo = sorted(runs, key=lambda r: -r.duration)
     lock = threading.Lock()
@@ -426,8 +562,14 @@ def main():
                 print("\n".join(lines))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump([dict(row) for r in runs for row in r.rows], f,
-                      indent=1)
+            json.dump({
+                "rows": [dict(row) for r in runs for row in r.rows],
+                "false": [dict(fp, run=r.name) for r in runs
+                          for fp in r.false],
+                "runs": [{"name": r.name, "duration": r.duration,
+                          "benign": isinstance(r, BenignRun),
+                          "quiet": r.quiet, "failures": r.failures,
+                          "error": r.error} for r in runs]}, f, indent=1)
     if a.keep or os.environ.get("KEEP_WORK"):
         print("# work directories kept in %s" % workroot)
     else:
