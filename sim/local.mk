@@ -6,7 +6,8 @@ libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/topo_int.h sim/topo_parse.c \
 	sim/model_int.h sim/model_route.c sim/model_ctl.c \
 	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h \
 	sim/snmp_agent_int.h sim/snmp_agent_serve.c sim/scenario_int.h \
-	sim/scenario_truth.c sim/scenario_run.c sim/pubsched.c sim/pubsched.h
+	sim/scenario_truth.c sim/scenario_run.c sim/pubsched.c sim/pubsched.h \
+	sim/visibility.c sim/visibility.h
 libfabsim_a_CPPFLAGS = $(SIM_CPPFLAGS)
 libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMPAGENT_CFLAGS)
 # Programs that call sim_snmp_* (the embedded SNMP agent) also link this.
