@@ -65,7 +65,7 @@ fabsim_LDADD = $(FABSIM_LIBS)
 # Each flavour served and read back by fabmond's own gNMI collector.
 check_PROGRAMS += tests/check_sim_serve
 TESTS += tests/check_sim_serve
-tests_check_sim_serve_SOURCES = tests/check_sim_serve.c
+tests_check_sim_serve_SOURCES = tests/check_sim_serve.c tests/gnmi_sub.h
 tests_check_sim_serve_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_check_sim_serve_CFLAGS = $(TEST_CFLAGS) $(MHD_CFLAGS)
 tests_check_sim_serve_LDADD = libfabsim_serve.a libfabsim.a \
