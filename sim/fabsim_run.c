@@ -44,29 +44,43 @@ static uint64_t cpu_ns(void)
 /* ---- Loading ---- */
 
 /*
- * What fabmond sees: the visibility marks (the options) and the publish
- * schedule. Each publish is early or late by at most a quarter of the
- * interval: the drawn jitter leaves room for the wait until the model
- * tick the publish happens on.
+ * What fabmond sees: the visibility marks (the options, else the
+ * scenario's visibility: block) and the publish schedule. Each publish
+ * is early or late by at most a quarter of the interval: the drawn
+ * jitter leaves room for the wait until the model tick the publish
+ * happens on.
  */
 static int fabsim_load_view(struct fabsim *f, uint64_t seed)
 {
 	char err[512];
 	const struct fabsim_opts *o = &f->o;
 	f->vis = sim_visibility_new(f->topo);
-	f->vis->lldp_unmonitored_hosts = o->unmonitored_lldp;
+	/* The options win over the scenario's visibility: block. */
+	const struct sim_scenario *sc = f->scn;
+	f->vis->lldp_unmonitored_hosts =
+	    o->unmonitored_lldp || sim_scenario_unmonitored_lldp(sc);
+	const char *nic =
+	    o->nic_hosts
+		? o->nic_hosts
+		: sim_scenario_visibility(sc, SIM_SCENARIO_VIS_NIC_HOSTS);
+	const char *unmon =
+	    o->unmonitored
+		? o->unmonitored
+		: sim_scenario_visibility(sc, SIM_SCENARIO_VIS_UNMONITORED);
+	const char *nolldp =
+	    o->no_lldp ? o->no_lldp
+		       : sim_scenario_visibility(sc, SIM_SCENARIO_VIS_NO_LLDP);
 	const char *what = "--nic-hosts";
-	int rc =
-	    sim_visibility_nic_hosts(f->vis, o->nic_hosts, err, sizeof err);
+	int rc = sim_visibility_nic_hosts(f->vis, nic, err, sizeof err);
 	if (!rc) {
 		what = "--unmonitored";
-		rc = sim_visibility_mark(f->vis, o->unmonitored,
-					 SIM_VIS_UNMONITORED, err, sizeof err);
+		rc = sim_visibility_mark(f->vis, unmon, SIM_VIS_UNMONITORED,
+					 err, sizeof err);
 	}
 	if (!rc) {
 		what = "--no-lldp";
-		rc = sim_visibility_mark(f->vis, o->no_lldp, SIM_VIS_NO_LLDP,
-					 err, sizeof err);
+		rc = sim_visibility_mark(f->vis, nolldp, SIM_VIS_NO_LLDP, err,
+					 sizeof err);
 	}
 	if (rc) {
 		fprintf(stderr, "fabsim: %s: %s\n", what, err);

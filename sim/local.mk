@@ -7,7 +7,7 @@ libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/topo_int.h sim/topo_parse.c \
 	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h \
 	sim/snmp_agent_int.h sim/snmp_agent_serve.c sim/scenario_int.h \
 	sim/scenario_truth.c sim/scenario_run.c sim/pubsched.c sim/pubsched.h \
-	sim/visibility.c sim/visibility.h
+	sim/visibility.c sim/visibility.h sim/scenario_vis.c
 libfabsim_a_CPPFLAGS = $(SIM_CPPFLAGS)
 libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMPAGENT_CFLAGS)
 # Programs that call sim_snmp_* (the embedded SNMP agent) also link this.

@@ -600,8 +600,8 @@ int scenario_parse_event(struct ytree_ctx *x, struct sim_scenario *s,
 					      "%s does not apply to do: %s",
 					      ev_keys[i], scenario_ev_names[k]);
 		if (!f.val[i] && (ev_needed[k] & B(i)))
-			return ytree_fail(x, n, "do: %s needs %s", scenario_ev_names[k],
-					  ev_keys[i]);
+			return ytree_fail(x, n, "do: %s needs %s",
+					  scenario_ev_names[k], ev_keys[i]);
 	}
 	switch (e->kind) {
 	case EV_FLOWS:
@@ -704,14 +704,16 @@ static int parse_traffic(struct ytree_ctx *x, struct sim_scenario *s,
 static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 			  const char *path, const struct ytree_node *root)
 {
-	static const char *const keys[] = { "topology", "seed", "duration",
-					    "traffic", "events" };
+	static const char *const keys[] = {
+		"topology", "seed",   "duration",
+		"traffic",  "events", "visibility"
+	};
 	struct ytree_fields f;
 	uint64_t seed = 1;
 	size_t n = 0;
 	if (!root)
 		return ytree_fail_file(x, "empty file");
-	int rc = scenario_want_map(x, root, keys, 5, &f);
+	int rc = scenario_want_map(x, root, keys, 6, &f);
 	for (size_t i = 0; !rc && i < 3; i++)
 		rc = ytree_need(x, &f, i);
 	if (!rc)
@@ -728,6 +730,11 @@ static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 	if (!rc && f.val[3]) {
 		size_t saved = ytree_path_key(x, "traffic");
 		rc = parse_traffic(x, s, f.val[3]);
+		ytree_path_cut(x, saved);
+	}
+	if (!rc && f.val[5]) {
+		size_t saved = ytree_path_key(x, "visibility");
+		rc = scenario_parse_visibility(x, s, f.val[5]);
 		ytree_path_cut(x, saved);
 	}
 	if (rc || !f.val[4])
@@ -837,6 +844,8 @@ void sim_scenario_free(struct sim_scenario *s)
 	free(s->sets);
 	free(s->inc);
 	free(s->ev);
+	for (size_t i = 0; i < SIM_SCENARIO_VIS_N; i++)
+		free(s->vis[i]);
 	if (!s->topo_borrowed)
 		sim_topo_free(s->topo);
 	free(s);
