@@ -68,6 +68,24 @@ st=0
 	fail "emitted SNMP config rejected: $(cat "$WORK/check2.out")"
 pass "with SNMP, every switch also gets an snmp target fabmond accepts"
 
+# The publish noise's options: -v counts the lost publishes; with
+# --sample-loss 1 every one is lost, with --quiet-baseline none.
+"$FABSIM" --spines 2 --leaves 2 --hosts 2 --nics 1 --no-snmp \
+	--sample-loss 1 --duration 3s -v 2>"$WORK/loss.log" ||
+	fail "fabsim --sample-loss 1: $(cat "$WORK/loss.log")"
+grep -q '(0 switch publishes, [1-9][0-9]* lost)' "$WORK/loss.log" ||
+	fail "--sample-loss 1 lost nothing: $(tail -1 "$WORK/loss.log")"
+"$FABSIM" --spines 2 --leaves 2 --hosts 2 --nics 1 --no-snmp \
+	--quiet-baseline --duration 3s -v 2>"$WORK/quiet.log" ||
+	fail "fabsim --quiet-baseline: $(cat "$WORK/quiet.log")"
+grep -q ' publishes, 0 lost)' "$WORK/quiet.log" ||
+	fail "--quiet-baseline lost publishes: $(tail -1 "$WORK/quiet.log")"
+st=0
+"$FABSIM" --spines 1 --leaves 1 --hosts 1 --nics 1 --sample-loss 2 \
+	2>"$WORK/loss2.log" || st=$?
+[ "$st" = 2 ] || fail "--sample-loss 2 exited $st"
+pass "--sample-loss and --quiet-baseline set the lost publishes"
+
 # Partial visibility: spine2 and host0 are not targets at all (nothing
 # of them in the config, no cable to them, no NIC tree), leaf1 exports
 # no LLDP; over SNMP the other switches' LLDP-MIB still names spine2
