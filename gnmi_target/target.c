@@ -493,11 +493,15 @@ void gt_stream_on_tick(struct gt_call *c)
 	struct gt_stream *st = c->st;
 	struct gnmi_target *t = c->t;
 	struct gt_batch b = { 0 };
-	bool full = t->tick_ns && queue_full(c);
+	int full = -1; /* the send queue checked once a sample is due */
 	for (size_t i = 0; i < st->n_subs; i++) {
 		struct gt_sub *s = &st->subs[i];
-		if (tick_is_due(t, s) && !full)
-			sub_sample(t, s, &b, false);
+		if (tick_is_due(t, s)) {
+			if (full < 0)
+				full = queue_full(c);
+			if (!full)
+				sub_sample(t, s, &b, false);
+		}
 		/* A SAMPLE subscription hears of deletes only: with none
 		 * since it last looked, its leaves need no walk. */
 		if (s->mode == GT_SM_SAMPLE && t->del_gen <= s->last_gen) {
