@@ -383,6 +383,9 @@ struct gnmi_target *gnmi_target_new(struct gnmi_target_loop *loop,
 	if (t->default_ns < t->min_ns)
 		t->default_ns = t->min_ns;
 	t->min_ping_ms = opt->min_ping_interval_ms;
+	t->tick_ns = (int64_t)(opt->tick_interval_ns < (uint64_t)INT64_MAX / 4
+				   ? opt->tick_interval_ns
+				   : (uint64_t)INT64_MAX / 4);
 	t->n_models = opt->n_models;
 	t->models = xcalloc(opt->n_models + 1, sizeof *t->models);
 	for (size_t i = 0; i < opt->n_models; i++) {

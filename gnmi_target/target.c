@@ -433,15 +433,75 @@ void gt_stream_initial(struct gt_call *c)
 		gt_call_finish(c, GRPC_STATUS_OK, "%s", "");
 }
 
-/* After a tick: ON_CHANGE updates (string and bool leaves under
- * TARGET_DEFINED) and deletes for every STREAM subscription. */
+/* Adds subscription s's leaves to b: all of them for a heartbeat, else
+ * those a sample sends (counters under TARGET_DEFINED, the changed
+ * ones under suppress_redundant). */
+static void sub_sample(struct gnmi_target *t, struct gt_sub *s,
+		       struct gt_batch *b, bool hb)
+{
+	sub_refresh(t, s);
+	for (size_t k = 0; k < s->n_matched; k++) {
+		struct gnmi_target_leaf *l = s->matched[k];
+		if (l->pub.type == GT_NONE)
+			continue;
+		if (!hb) {
+			if (s->mode == GT_SM_TARGET_DEFINED &&
+			    !value_is_counter(&l->pub))
+				continue;
+			if (s->suppress && l->changed_gen <= s->last_sample_gen)
+				continue;
+		}
+		batch_add(b, l, false);
+	}
+	s->last_sample_gen = t->gen;
+}
+
+/* Whether the tick just published is subscription s's sample (samples
+ * that follow ticks, see tick_interval_ns in target.h); moves its due
+ * time on along its grid if so. */
+static bool tick_is_due(const struct gnmi_target *t, struct gt_sub *s)
+{
+	if (!t->tick_ns || !s->sample_ns)
+		return false;
+	int64_t reach = t->tick_ts + t->tick_ns / 2;
+	if (s->due_ts == INT64_MIN) /* the first tick since subscribing */
+		s->due_ts = t->tick_ts;
+	if (reach < s->due_ts)
+		return false;
+	s->due_ts += ((reach - s->due_ts) / s->sample_ns + 1) * s->sample_ns;
+	return true;
+}
+
+/* The send queue of c is too long for a sample (a slow client). */
+static bool queue_full(struct gt_call *c)
+{
+	if (c->q_len < GT_QUEUE_SOFT && c->q_bytes < GT_QUEUE_SOFT_BYTES)
+		return false;
+	if (c->st->skipped++ == 0)
+		log_warn("sim",
+			 "gNMI target port %d: subscriber is slow, "
+			 "skipping samples",
+			 c->t->port);
+	return true;
+}
+
+/* After a tick: the samples that follow ticks, ON_CHANGE updates
+ * (string and bool leaves under TARGET_DEFINED) and deletes for every
+ * STREAM subscription. */
 void gt_stream_on_tick(struct gt_call *c)
 {
 	struct gt_stream *st = c->st;
 	struct gnmi_target *t = c->t;
 	struct gt_batch b = { 0 };
+	int full = -1; /* the send queue checked once a sample is due */
 	for (size_t i = 0; i < st->n_subs; i++) {
 		struct gt_sub *s = &st->subs[i];
+		if (tick_is_due(t, s)) {
+			if (full < 0)
+				full = queue_full(c);
+			if (!full)
+				sub_sample(t, s, &b, false);
+		}
 		/* A SAMPLE subscription hears of deletes only: with none
 		 * since it last looked, its leaves need no walk. */
 		if (s->mode == GT_SM_SAMPLE && t->del_gen <= s->last_gen) {
@@ -475,15 +535,8 @@ static int64_t stream_service(struct gt_call *c, int64_t now)
 	struct gt_batch b = { 0 };
 	int64_t due = INT64_MAX;
 	bool can_send = !t->silent && !st->need_initial;
-	if (can_send &&
-	    (c->q_len >= GT_QUEUE_SOFT || c->q_bytes >= GT_QUEUE_SOFT_BYTES)) {
+	if (can_send && queue_full(c))
 		can_send = false;
-		if (st->skipped++ == 0)
-			log_warn("sim",
-				 "gNMI target port %d: subscriber is slow, "
-				 "skipping samples",
-				 t->port);
-	}
 	for (size_t i = 0; i < st->n_subs; i++) {
 		struct gt_sub *s = &st->subs[i];
 		bool hb = s->hb_ns && now >= s->next_hb;
@@ -499,22 +552,7 @@ static int64_t stream_service(struct gt_call *c, int64_t now)
 			due = min64(due, s->next_sample);
 		if (!can_send || !(hb || sample))
 			continue;
-		sub_refresh(t, s);
-		for (size_t k = 0; k < s->n_matched; k++) {
-			struct gnmi_target_leaf *l = s->matched[k];
-			if (l->pub.type == GT_NONE)
-				continue;
-			if (!hb) {
-				if (s->mode == GT_SM_TARGET_DEFINED &&
-				    !value_is_counter(&l->pub))
-					continue;
-				if (s->suppress &&
-				    l->changed_gen <= s->last_sample_gen)
-					continue;
-			}
-			batch_add(&b, l, false);
-		}
-		s->last_sample_gen = t->gen;
+		sub_sample(t, s, &b, hb);
 	}
 	stream_emit(c, &b);
 	free(b.v);
@@ -755,6 +793,14 @@ static grpc_status_code stream_create(struct gt_call *c,
 		s->suppress = in->suppress_redundant;
 		s->next_sample = now + s->sample_ns;
 		s->next_hb = now + s->hb_ns;
+		/* Samples that follow ticks: due at the first tick after
+		 * the initial dump's, one interval on. */
+		s->due_ts = INT64_MIN;
+		if (t->tick_ns && s->sample_ns) {
+			s->next_sample = INT64_MAX;
+			if (t->tick_ts)
+				s->due_ts = t->tick_ts + s->sample_ns;
+		}
 	}
 	c->st = st;
 	return GRPC_STATUS_OK;

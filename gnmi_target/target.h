@@ -119,6 +119,22 @@ struct gnmi_target_options {
 	 * no strikes), which is what a simulator wants by default.
 	 */
 	unsigned min_ping_interval_ms;
+	/*
+	 * 0: SAMPLE subscriptions (and TARGET_DEFINED counters) are timed
+	 * by the loop and send the last tick's values with its timestamp,
+	 * so a tick that comes late or not at all shows as a repeated
+	 * timestamp. Non-zero: the caller promises a tick about every
+	 * tick_interval_ns (each early or late by less than half of it,
+	 * some missing), and samples follow the ticks as a device's
+	 * samples follow its counter collections: a subscription sends at
+	 * the first tick whose timestamp reaches its due time less half
+	 * the tick interval, and is then due one sample interval later on
+	 * the grid of its first due time (a missed tick skips the due
+	 * times it spans). A late tick is a late sample, a missing tick a
+	 * missing one; the timestamp is always the tick's. Heartbeats stay
+	 * timed by the loop.
+	 */
+	uint64_t tick_interval_ns;
 };
 
 /* Fills o with the defaults (all zero: plaintext, no auth, all

@@ -112,7 +112,8 @@ struct gt_sub {
 	int64_t sample_ns; /* 0 for ON_CHANGE */
 	int64_t hb_ns;	   /* 0: no heartbeat */
 	bool suppress;
-	int64_t next_sample; /* monotonic ns */
+	int64_t next_sample; /* monotonic ns; INT64_MAX if due_ts is used */
+	int64_t due_ts;	     /* tick timestamp due (tick-driven samples) */
 	int64_t next_hb;
 	uint64_t last_gen;	  /* changes up to this generation were sent */
 	uint64_t last_sample_gen; /* generation of the last sample sent */
@@ -219,6 +220,7 @@ struct gnmi_target {
 	char *username, *password;
 	unsigned encodings;
 	int64_t min_ns, default_ns;
+	int64_t tick_ns; /* tick_interval_ns: 0, samples are timed */
 	unsigned min_ping_ms;
 	Gnmi__ModelData *models;
 	size_t n_models;

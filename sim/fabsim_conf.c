@@ -2,7 +2,9 @@
  * fabsim's fabmond configuration (--emit-config): the collectors that
  * point at every simulated switch (gNMI, SNMP) and host (NIC trees),
  * the topology as fabmond's static links, written as YAML that fabmond
- * loads. The size limit is fabmond's own (core/cfg.h).
+ * loads. Unmonitored nodes (--unmonitored) are left out, and so is
+ * every cable to one of their ports. The size limit is fabmond's own
+ * (core/cfg.h).
  */
 #include "config.h"
 
@@ -42,7 +44,8 @@ static void host_port(char *buf, size_t len, const char *host, int port)
  * declares from the cabling plan. A NIC cabled to another rail's leaf
  * (sim/topologies/miswired.yaml) stays as cabled, so fabmond sees it.
  */
-static void emit_topology(const struct sim_topo *t, FILE *out)
+static void emit_topology(const struct sim_topo *t,
+			  const struct sim_visibility *vis, FILE *out)
 {
 	unsigned nics = sim_topo_nics(t);
 	bool any_rail = false;
@@ -58,7 +61,9 @@ static void emit_topology(const struct sim_topo *t, FILE *out)
 			     i < sim_topo_n_tier(t, SIM_NODE_LEAF); i++) {
 				const struct sim_node *n =
 				    sim_topo_tier_node(t, SIM_NODE_LEAF, i);
-				if (n->rail != (int)k)
+				if (n->rail != (int)k ||
+				    (sim_visibility_flags(vis, n->id) &
+				     SIM_VIS_UNMONITORED))
 					continue;
 				fprintf(out, first ? "    - {leaves: [" : ", ");
 				yaml_str(out, n->name);
@@ -72,7 +77,8 @@ static void emit_topology(const struct sim_topo *t, FILE *out)
 	for (size_t id = 0; id < sim_topo_n_ports(t); id++) {
 		const struct sim_port *p = sim_topo_port(t, id);
 		const struct sim_port *q = p->peer;
-		if (!q)
+		/* An unmonitored node's cabling is unknown to fabmond. */
+		if (!q || !sim_visibility_link_known(vis, p))
 			continue;
 		/* Once per cable: from the end with the smaller id. */
 		if (q->id < p->id)
@@ -132,7 +138,8 @@ static void emit_config(const struct fabsim *f, FILE *out)
 	fprintf(out, "targets:\n");
 	for (size_t id = 0; id < sim_topo_n_nodes(t); id++) {
 		const struct sim_node *n = sim_topo_node(t, id);
-		if (n->kind == SIM_NODE_HOST)
+		if (n->kind == SIM_NODE_HOST ||
+		    (sim_visibility_flags(f->vis, id) & SIM_VIS_UNMONITORED))
 			continue;
 		fprintf(out, "  - name: ");
 		yaml_str(out, n->name);
@@ -168,7 +175,7 @@ static void emit_config(const struct fabsim *f, FILE *out)
 		}
 	}
 	if (!o->no_static_links)
-		emit_topology(t, out);
+		emit_topology(t, f->vis, out);
 	if (f->nic && sim_nicfs_n_hosts(f->nic)) {
 		fprintf(out, "nic:\n  interval: %s\n  hosts:\n", iv);
 		for (size_t i = 0; i < sim_nicfs_n_hosts(f->nic); i++) {

@@ -13,10 +13,12 @@
 #include "control.h"
 #include "model.h"
 #include "nicfs.h"
+#include "pubsched.h"
 #include "scenario.h"
 #include "serve_gnmi.h"
 #include "snmp_agent.h"
 #include "topo.h"
+#include "visibility.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +34,8 @@ struct fabsim {
 	struct sim_snmp *snmp;
 	struct sim_nicfs *nic;
 	struct sim_control *ctl;
+	struct sim_visibility *vis;	 /* what fabmond can see */
+	struct sim_pubsched *sched;	 /* when each switch publishes */
 	enum sim_scenario_target *fault; /* per node, as applied */
 	uint64_t loop_base_ns;		 /* model time the timeline began */
 	unsigned loops;

@@ -50,6 +50,10 @@ static void usage(FILE *f)
 		"100ms)\n"
 		"      --publish DUR       counter publish interval (default "
 		"1s)\n"
+		"      --quiet-baseline    publish every switch on one grid, "
+		"none late or lost\n"
+		"      --sample-loss F     share of publishes lost (default "
+		"0.005)\n"
 		"      --loop              replay the scenario when it ends\n"
 		"      --duration DUR      exit after DUR\n"
 		"Serving (loopback):\n"
@@ -68,6 +72,9 @@ static void usage(FILE *f)
 		"every tick)\n"
 		"      --control H:P       control endpoint (HTTP, loopback "
 		"only)\n"
+		"      --unmonitored LIST  nodes that are not targets at all\n"
+		"      --unmonitored-lldp  LLDP names unmonitored hosts too\n"
+		"      --no-lldp LIST      switches that export no LLDP\n"
 		"fabmond:\n"
 		"      --emit-config FILE  write a fabmond config for all of "
 		"it ('-': stdout)\n"
@@ -111,6 +118,11 @@ enum {
 	O_FABMOND_LISTEN,
 	O_NO_STATIC_LINKS,
 	O_COUNTER_BASE,
+	O_QUIET_BASELINE,
+	O_SAMPLE_LOSS,
+	O_UNMONITORED,
+	O_UNMONITORED_LLDP,
+	O_NO_LLDP,
 };
 
 static const struct option longopts[] = {
@@ -144,6 +156,11 @@ static const struct option longopts[] = {
 	{ "profiles-dir", required_argument, NULL, O_PROFILES_DIR },
 	{ "fabmond-listen", required_argument, NULL, O_FABMOND_LISTEN },
 	{ "no-static-links", no_argument, NULL, O_NO_STATIC_LINKS },
+	{ "quiet-baseline", no_argument, NULL, O_QUIET_BASELINE },
+	{ "sample-loss", required_argument, NULL, O_SAMPLE_LOSS },
+	{ "unmonitored", required_argument, NULL, O_UNMONITORED },
+	{ "unmonitored-lldp", no_argument, NULL, O_UNMONITORED_LLDP },
+	{ "no-lldp", required_argument, NULL, O_NO_LLDP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -287,6 +304,38 @@ static int parse_fabric_opt(struct fabsim_opts *o, int c)
 	return rc;
 }
 
+/* An option of what fabmond sees (noise of the publishes, partial
+ * visibility): 0, or -EINVAL after a message. */
+static int parse_view_opt(struct fabsim_opts *o, int c)
+{
+	int rc = 0;
+	switch (c) {
+	case O_QUIET_BASELINE:
+		o->quiet_baseline = true;
+		break;
+	case O_SAMPLE_LOSS: {
+		char *end;
+		o->sample_loss = strtod(optarg, &end);
+		if (*end || !*optarg ||
+		    !(o->sample_loss >= 0 && o->sample_loss <= 1))
+			rc = bad_arg("sample-loss", optarg,
+				     "expected a fraction 0..1");
+		o->sample_loss_set = true;
+		break;
+	}
+	case O_UNMONITORED:
+		o->unmonitored = optarg;
+		break;
+	case O_UNMONITORED_LLDP:
+		o->unmonitored_lldp = true;
+		break;
+	case O_NO_LLDP:
+		o->no_lldp = optarg;
+		break;
+	}
+	return rc;
+}
+
 /* Option c of getopt_long (its argument in optarg): -1 to go on, else
  * the exit status. */
 static int parse_opt(struct fabsim_opts *o, int c)
@@ -381,6 +430,13 @@ static int parse_opt(struct fabsim_opts *o, int c)
 	case O_SEED:
 	case O_COUNTER_BASE:
 		rc = parse_fabric_opt(o, c);
+		break;
+	case O_QUIET_BASELINE:
+	case O_SAMPLE_LOSS:
+	case O_UNMONITORED:
+	case O_UNMONITORED_LLDP:
+	case O_NO_LLDP:
+		rc = parse_view_opt(o, c);
 		break;
 	default:
 		usage(stderr);

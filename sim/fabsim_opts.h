@@ -14,6 +14,13 @@
 #define FABSIM_EXIT_RUNTIME 1
 #define FABSIM_EXIT_USAGE   2
 
+/* The share of publishes lost without --sample-loss or
+ * --quiet-baseline. */
+#define FABSIM_SAMPLE_LOSS 0.005
+/* How early or late a publish is, at most, as a share of --publish
+ * (without --quiet-baseline). */
+#define FABSIM_SAMPLE_JITTER 0.25
+
 struct fabsim_opts {
 	const char *topology, *scenario;
 	struct sim_topo_gen gen;
@@ -33,6 +40,14 @@ struct fabsim_opts {
 	const char *control;
 	const char *emit, *profiles_dir, *fabmond_listen;
 	bool no_static_links;
+	/* A quiet baseline: every switch publishes on one grid, none late
+	 * or lost (and the model adds no background noise). */
+	bool quiet_baseline;
+	double sample_loss; /* the share of publishes lost */
+	bool sample_loss_set;
+	/* Partial visibility (lists of node names, see visibility.h). */
+	const char *unmonitored, *no_lldp;
+	bool unmonitored_lldp;
 	bool loop;
 	int verbose;
 };

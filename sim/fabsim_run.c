@@ -43,6 +43,65 @@ static uint64_t cpu_ns(void)
 
 /* ---- Loading ---- */
 
+/*
+ * What fabmond sees: the visibility marks (the options, else the
+ * scenario's visibility: block) and the publish schedule. Each publish
+ * is early or late by at most a quarter of the interval: the drawn
+ * jitter leaves room for the wait until the model tick the publish
+ * happens on.
+ */
+static int fabsim_load_view(struct fabsim *f, uint64_t seed)
+{
+	char err[512];
+	const struct fabsim_opts *o = &f->o;
+	f->vis = sim_visibility_new(f->topo);
+	/* The options win over the scenario's visibility: block. */
+	const struct sim_scenario *sc = f->scn;
+	f->vis->lldp_unmonitored_hosts =
+	    o->unmonitored_lldp || sim_scenario_unmonitored_lldp(sc);
+	const char *nic =
+	    o->nic_hosts
+		? o->nic_hosts
+		: sim_scenario_visibility(sc, SIM_SCENARIO_VIS_NIC_HOSTS);
+	const char *unmon =
+	    o->unmonitored
+		? o->unmonitored
+		: sim_scenario_visibility(sc, SIM_SCENARIO_VIS_UNMONITORED);
+	const char *nolldp =
+	    o->no_lldp ? o->no_lldp
+		       : sim_scenario_visibility(sc, SIM_SCENARIO_VIS_NO_LLDP);
+	const char *what = "--nic-hosts";
+	int rc = sim_visibility_nic_hosts(f->vis, nic, err, sizeof err);
+	if (!rc) {
+		what = "--unmonitored";
+		rc = sim_visibility_mark(f->vis, unmon, SIM_VIS_UNMONITORED,
+					 err, sizeof err);
+	}
+	if (!rc) {
+		what = "--no-lldp";
+		rc = sim_visibility_mark(f->vis, nolldp, SIM_VIS_NO_LLDP, err,
+					 sizeof err);
+	}
+	if (rc) {
+		fprintf(stderr, "fabsim: %s: %s\n", what, err);
+		return FABSIM_EXIT_USAGE;
+	}
+	struct sim_pubsched_options po;
+	sim_pubsched_options_init(&po);
+	po.interval_ns = o->publish_ns;
+	po.seed = seed ^ 0x7075626c69736821ull; /* not the model's draws */
+	po.phases = !o->quiet_baseline;
+	double room = (double)o->tick_ns / (double)o->publish_ns;
+	po.jitter = o->quiet_baseline || room >= FABSIM_SAMPLE_JITTER
+			? 0
+			: FABSIM_SAMPLE_JITTER - room;
+	po.loss = o->sample_loss_set  ? o->sample_loss
+		  : o->quiet_baseline ? 0
+				      : FABSIM_SAMPLE_LOSS;
+	f->sched = sim_pubsched_new(sim_topo_n_nodes(f->topo), &po);
+	return f->sched ? 0 : FABSIM_EXIT_RUNTIME;
+}
+
 int fabsim_load(struct fabsim *f)
 {
 	char err[1024];
@@ -68,6 +127,10 @@ int fabsim_load(struct fabsim *f)
 		}
 		f->scn = sim_scenario_new_empty(t, o->seed_set ? o->seed : 1);
 	}
+	/* --quiet-baseline: the model's background off too, whatever the
+	 * scenario says. */
+	if (o->quiet_baseline)
+		sim_scenario_set_background_override(f->scn, 0);
 	f->topo = sim_scenario_topo(f->scn);
 	uint64_t seed = o->seed_set ? o->seed : sim_scenario_seed(f->scn);
 	f->m = sim_model_new(f->topo, seed, err, sizeof err);
@@ -76,6 +139,9 @@ int fabsim_load(struct fabsim *f)
 		return FABSIM_EXIT_RUNTIME;
 	}
 	sim_model_set_counter_base(f->m, o->counter_base);
+	int vrc = fabsim_load_view(f, seed);
+	if (vrc)
+		return vrc;
 	f->live = sim_scenario_live_new(f->scn);
 	f->fault = calloc(sim_topo_n_nodes(f->topo) + 1, sizeof *f->fault);
 	if (!f->fault)
@@ -123,6 +189,8 @@ int fabsim_start_servers(struct fabsim *f)
 	sim_serve_gnmi_options_init(&go);
 	go.address = o->address;
 	go.base_port = o->gnmi_port;
+	go.tick_interval_ns = o->publish_ns;
+	go.vis = f->vis;
 	f->gnmi = sim_serve_gnmi_new(f->topo, &go, err, sizeof err);
 	if (!f->gnmi) {
 		fprintf(stderr, "fabsim: %s\n", err);
@@ -134,6 +202,7 @@ int fabsim_start_servers(struct fabsim *f)
 		so.address = o->address;
 		so.base_port = o->snmp_port;
 		so.community = o->community;
+		so.vis = f->vis;
 		f->snmp = sim_snmp_new(f->topo, f->m, &so, err, sizeof err);
 		if (!f->snmp) {
 			fprintf(stderr, "fabsim: SNMP: %s\n", err);
@@ -141,8 +210,11 @@ int fabsim_start_servers(struct fabsim *f)
 		}
 	}
 	if (o->nic_dir) {
-		f->nic = sim_nicfs_new(f->topo, o->nic_dir, o->nic_hosts, err,
-				       sizeof err);
+		/* The hosts --nic-hosts names, less the unmonitored ones. */
+		char *hosts = sim_visibility_nic_list(f->vis);
+		f->nic =
+		    sim_nicfs_new(f->topo, o->nic_dir, hosts, err, sizeof err);
+		free(hosts);
 		if (!f->nic) {
 			fprintf(stderr, "fabsim: --nic-dir: %s\n", err);
 			return FABSIM_EXIT_RUNTIME;
@@ -193,7 +265,8 @@ void fabsim_apply_faults(struct fabsim *f, uint64_t pos)
 {
 	size_t n = sim_topo_n_nodes(f->topo);
 	for (size_t id = 0; id < n; id++) {
-		if (sim_topo_node(f->topo, id)->kind == SIM_NODE_HOST)
+		if (sim_topo_node(f->topo, id)->kind == SIM_NODE_HOST ||
+		    (sim_visibility_flags(f->vis, id) & SIM_VIS_UNMONITORED))
 			continue;
 		enum sim_scenario_target want =
 		    sim_scenario_live_target(f->live, id, pos);
@@ -223,6 +296,27 @@ static void wait_until(struct fabsim *f, uint64_t deadline)
 }
 
 /*
+ * Publishes the switches whose publish is due at elapsed (ns since the
+ * start) on the schedule, with timestamp ts_ns (the model time of their
+ * counters); a lost publish is skipped, so the counters go on
+ * accumulating and the next sample's delta spans two intervals.
+ */
+static void publish_due(struct fabsim *f, uint64_t elapsed, int64_t ts_ns)
+{
+	size_t n = sim_topo_n_nodes(f->topo), done = 0;
+	for (size_t id = 0; id < n; id++) {
+		bool lost;
+		if (sim_topo_node(f->topo, id)->kind == SIM_NODE_HOST ||
+		    !sim_pubsched_take(f->sched, id, elapsed, &lost) || lost)
+			continue;
+		done += sim_serve_gnmi_publish_node(f->gnmi, f->m, id, ts_ns,
+						    false);
+	}
+	f->n_pub_sw += done;
+	f->n_pubs += done > 0;
+}
+
+/*
  * Costs since the start, in CPU time (wall time means little on a
  * shared machine): the model's step per tick and the run loop's
  * publish per switch, and the CPU of the other threads (the gNMI
@@ -241,15 +335,16 @@ static void report(struct fabsim *f, uint64_t wall_ns)
 		"fabsim: %.1f s: cpu %.3f s/s (run loop %.3f s, other threads "
 		"%.3f s), model step %.3f ms/tick (%llu ticks), publish "
 		"%.3f ms per switch, gRPC %.3f ms per switch (%llu switch "
-		"publishes), lag %.3f s, max rss %ld MiB\n",
+		"publishes, %llu lost), lag %.3f s, max rss %ld MiB\n",
 		(double)wall_ns / NS_PER_S, cpu / ((double)wall_ns / NS_PER_S),
 		loop, other,
 		f->n_ticks ? (double)f->step_ns / f->n_ticks / 1e6 : 0,
 		(unsigned long long)f->n_ticks,
 		f->n_pub_sw ? (double)f->pub_ns / f->n_pub_sw / 1e6 : 0,
 		f->n_pub_sw ? other * 1e3 / f->n_pub_sw : 0,
-		(unsigned long long)f->n_pub_sw, (double)f->lag_ns / NS_PER_S,
-		ru.ru_maxrss / 1024);
+		(unsigned long long)f->n_pub_sw,
+		(unsigned long long)sim_pubsched_lost(f->sched),
+		(double)f->lag_ns / NS_PER_S, ru.ru_maxrss / 1024);
 }
 
 int fabsim_run(struct fabsim *f)
@@ -261,7 +356,7 @@ int fabsim_run(struct fabsim *f)
 	 * the model lags the wall clock, counter deltas over timestamp
 	 * deltas stay the model's rates, as a real device's do. */
 	int64_t real0 = real_ns() - (int64_t)sim_model_now_ns(f->m);
-	uint64_t next_tick = start + o->tick_ns, next_pub = start;
+	uint64_t next_tick = start + o->tick_ns;
 	uint64_t next_nic = start + o->nic_ns,
 		 next_report = start + 10 * NS_PER_S;
 	uint64_t end = o->duration_ns ? start + o->duration_ns : 0;
@@ -319,17 +414,9 @@ int fabsim_run(struct fabsim *f)
 		uint64_t t1 = mono_ns(), c1 = cpu_ns();
 		f->step_ns += c1 - c0;
 		fabsim_apply_faults(f, pos);
-		if (t1 >= next_pub) {
-			size_t n = sim_serve_gnmi_publish(
-			    f->gnmi, f->m,
-			    real0 + (int64_t)sim_model_now_ns(f->m), false);
-			f->pub_ns += cpu_ns() - c1;
-			f->n_pub_sw += n;
-			f->n_pubs++;
-			next_pub += o->publish_ns;
-			if (next_pub <= t1)
-				next_pub = t1 + o->publish_ns;
-		}
+		publish_due(f, t1 - start,
+			    real0 + (int64_t)sim_model_now_ns(f->m));
+		f->pub_ns += cpu_ns() - c1;
 		if (f->nic && (uint64_t)mono_ns() >= next_nic) {
 			int r = sim_nicfs_write(f->nic, f->m);
 			if (r && o->verbose)
@@ -368,5 +455,7 @@ void fabsim_cleanup(struct fabsim *f)
 	sim_scenario_live_free(f->live);
 	sim_model_free(f->m);
 	sim_scenario_free(f->scn);
+	sim_pubsched_free(f->sched);
+	sim_visibility_free(f->vis);
 	free(f->fault);
 }

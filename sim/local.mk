@@ -6,7 +6,8 @@ libfabsim_a_SOURCES = sim/topo.c sim/topo.h sim/topo_int.h sim/topo_parse.c \
 	sim/model_int.h sim/model_route.c sim/model_ctl.c sim/model_bg.c \
 	sim/scenario.c sim/scenario.h sim/snmp_agent.c sim/snmp_agent.h \
 	sim/snmp_agent_int.h sim/snmp_agent_serve.c sim/scenario_int.h \
-	sim/scenario_truth.c sim/scenario_run.c
+	sim/scenario_truth.c sim/scenario_run.c sim/pubsched.c sim/pubsched.h \
+	sim/visibility.c sim/visibility.h sim/scenario_vis.c
 libfabsim_a_CPPFLAGS = $(SIM_CPPFLAGS)
 libfabsim_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMPAGENT_CFLAGS)
 # Programs that call sim_snmp_* (the embedded SNMP agent) also link this.
@@ -71,7 +72,7 @@ fabsim_LDADD = $(FABSIM_LIBS)
 # Each flavour served and read back by fabmond's own gNMI collector.
 check_PROGRAMS += tests/check_sim_serve
 TESTS += tests/check_sim_serve
-tests_check_sim_serve_SOURCES = tests/check_sim_serve.c
+tests_check_sim_serve_SOURCES = tests/check_sim_serve.c tests/gnmi_sub.h
 tests_check_sim_serve_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_check_sim_serve_CFLAGS = $(TEST_CFLAGS) $(MHD_CFLAGS)
 tests_check_sim_serve_LDADD = libfabsim_serve.a libfabsim.a \

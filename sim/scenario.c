@@ -747,7 +747,7 @@ static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 {
 	static const char *const keys[] = {
 		"topology", "seed",   "duration",
-		"traffic",  "events", "background"
+		"traffic",  "events", "background", "visibility"
 	};
 	struct ytree_fields f;
 	uint64_t seed = 1;
@@ -756,8 +756,9 @@ static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 	s->bg_force = -1;
 	if (!root)
 		return ytree_fail_file(x, "empty file");
-	int rc = scenario_want_map(x, root, keys, 6, &f);
-	for (size_t i = 0; !rc && i < 3; i++)
+	int rc = scenario_want_map(x, root, keys, 7, &f);
+	/* topology and duration are required; seed defaults to 1. */
+	for (size_t i = 0; !rc && i < 3; i += 2)
 		rc = ytree_need(x, &f, i);
 	if (!rc)
 		rc = parse_topology(x, s, path, &f, 0);
@@ -778,6 +779,11 @@ static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 	if (!rc && f.val[5]) {
 		size_t saved = ytree_path_key(x, "background");
 		rc = parse_bg(x, s, f.val[5]);
+		ytree_path_cut(x, saved);
+	}
+	if (!rc && f.val[6]) {
+		size_t saved = ytree_path_key(x, "visibility");
+		rc = scenario_parse_visibility(x, s, f.val[6]);
 		ytree_path_cut(x, saved);
 	}
 	if (rc || !f.val[4])
@@ -887,6 +893,8 @@ void sim_scenario_free(struct sim_scenario *s)
 	free(s->sets);
 	free(s->inc);
 	free(s->ev);
+	for (size_t i = 0; i < SIM_SCENARIO_VIS_N; i++)
+		free(s->vis[i]);
 	if (!s->topo_borrowed)
 		sim_topo_free(s->topo);
 	free(s);

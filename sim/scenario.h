@@ -155,6 +155,22 @@ sim_scenario_incident(const struct sim_scenario *s, size_t i);
 const char *sim_scenario_kind_name(enum sim_scenario_kind kind);
 
 /*
+ * The scenario's visibility: block (what fabmond cannot see; fabsim's
+ * --unmonitored, --no-lldp, --nic-hosts and --unmonitored-lldp win over
+ * it): each list as the option's comma-separated node names ("all" or
+ * "none" for nic_hosts), or NULL when the scenario does not say.
+ */
+enum sim_scenario_vis {
+	SIM_SCENARIO_VIS_UNMONITORED,
+	SIM_SCENARIO_VIS_NO_LLDP,
+	SIM_SCENARIO_VIS_NIC_HOSTS,
+	SIM_SCENARIO_VIS_N
+};
+const char *sim_scenario_visibility(const struct sim_scenario *s,
+				    enum sim_scenario_vis which);
+bool sim_scenario_unmonitored_lldp(const struct sim_scenario *s);
+
+/*
  * fabsim's run-time control (a self-contained block for sim/fabsim_run.c
  * and sim/fabsim_ctl.c).
  *

@@ -1,9 +1,10 @@
 /*
  * Internal to sim/scenario*.c: not an API. A loaded scenario's layout
  * (flow sets, sorted events, incidents) and the parsing helpers its
- * pieces share: scenario.c parses the scenario file, scenario_truth.c
- * the truth file, scenario_run.c replays the timeline and takes live
- * events. A scenario drives one run at a time, from one thread.
+ * pieces share: scenario.c parses the scenario file (scenario_vis.c
+ * its visibility: block), scenario_truth.c the truth file, scenario_run.c
+ * replays the timeline and takes live events. A scenario drives one run at a
+ * time, from one thread.
  */
 #ifndef FABMON_SCENARIO_INT_H
 #define FABMON_SCENARIO_INT_H
@@ -83,6 +84,8 @@ struct sim_scenario {
 	size_t n_inc;
 	size_t cursor;
 	bool started;
+	char *vis[SIM_SCENARIO_VIS_N]; /* visibility: (scenario_vis.c) */
+	bool vis_lldp_hosts;
 };
 
 /* Event names (by enum ev_kind) and incident kind names (scenario.c). */
@@ -118,6 +121,10 @@ int scenario_parse_event(struct ytree_ctx *x, struct sim_scenario *s,
 
 /* Sets the knobs event e gives on cfg (a NIC's or a switch's). */
 void scenario_set_knobs(const struct event *e, void *cfg);
+
+/* Reads the visibility: mapping n into s (scenario_vis.c). */
+int scenario_parse_visibility(struct ytree_ctx *x, struct sim_scenario *s,
+			      const struct ytree_node *n);
 
 /* Reads the truth file's tree into s's incidents (scenario_truth.c). */
 int scenario_parse_truth(struct ytree_ctx *x, struct sim_scenario *s,

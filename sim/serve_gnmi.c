@@ -60,6 +60,7 @@ struct sim_serve_gnmi {
 	struct sw *sw; /* one per switch, in node order */
 	size_t n_sw;
 	size_t *by_node; /* node id -> index in sw, SIZE_MAX for hosts */
+	const struct sim_visibility *vis;
 	uint8_t lossless;
 	char *buf; /* the JSON text being formatted */
 	size_t len, cap;
@@ -248,6 +249,7 @@ sim_serve_gnmi_new(const struct sim_topo *t,
 	bool v6 = strchr(host, ':') != NULL;
 	struct sim_serve_gnmi *g = xcalloc(1, sizeof *g);
 	g->topo = t;
+	g->vis = o->vis;
 	g->lossless = sim_topo_lossless_mask(t);
 	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++)
 		for (unsigned k = 0; k < 5; k++)
@@ -262,16 +264,19 @@ sim_serve_gnmi_new(const struct sim_topo *t,
 		snprintf(err, errlen, "cannot start the gNMI target thread");
 		goto fail;
 	}
+	unsigned pos = 0; /* position among the switches */
 	for (size_t id = 0; id < nn; id++) {
 		const struct sim_node *n = sim_topo_node(t, id);
 		g->by_node[id] = SIZE_MAX;
 		if (n->kind == SIM_NODE_HOST)
 			continue;
+		pos++;
+		if (sim_visibility_flags(o->vis, id) & SIM_VIS_UNMONITORED)
+			continue;
 		struct gnmi_target_options to;
 		gnmi_target_options_init(&to);
 		char addr[128], terr[256];
-		unsigned port =
-		    o->base_port ? o->base_port + (unsigned)g->n_sw : 0;
+		unsigned port = o->base_port ? o->base_port + pos - 1 : 0;
 		if (port > 65535) {
 			snprintf(err, errlen,
 				 "gNMI port of %s would be %u, past 65535",
@@ -282,6 +287,7 @@ sim_serve_gnmi_new(const struct sim_topo *t,
 			 port);
 		to.address = addr;
 		to.default_sample_interval_ns = NS_PER_S;
+		to.tick_interval_ns = o->tick_interval_ns;
 		switch (n->flavour) {
 		case SIM_FLAVOUR_SONIC:
 			/* sonic-gnmi: JSON and JSON_IETF, DB paths refuse
@@ -428,7 +434,8 @@ static void publish_sonic_lldp(struct sim_serve_gnmi *g, struct sw *s)
 	const struct sim_node *n = s->node;
 	for (size_t i = 0; i < n->n_ports; i++) {
 		const struct sim_port *p = &n->ports[i];
-		if (!p->peer)
+		if (!p->peer ||
+		    !sim_visibility_lldp_names(g->vis, p->peer->node))
 			continue;
 		const struct sim_port *r = p->peer;
 		char path[256];
@@ -462,8 +469,10 @@ static void publish_sonic_lldp(struct sim_serve_gnmi *g, struct sw *s)
 static void publish_static(struct sim_serve_gnmi *g, struct sw *s)
 {
 	const struct sim_node *n = s->node;
+	bool lldp = !(sim_visibility_flags(g->vis, n->id) & SIM_VIS_NO_LLDP);
 	if (n->flavour == SIM_FLAVOUR_SONIC) {
-		publish_sonic_lldp(g, s);
+		if (lldp)
+			publish_sonic_lldp(g, s);
 		begin(g);
 		put(g, "{");
 		for (size_t i = 0; i < n->n_ports; i++) {
@@ -479,9 +488,10 @@ static void publish_static(struct sim_serve_gnmi *g, struct sw *s)
 		gnmi_target_set_json(s->tgt, "COUNTERS_PORT_NAME_MAP", g->buf);
 		return;
 	}
-	for (size_t i = 0; i < n->n_ports; i++) {
+	for (size_t i = 0; lldp && i < n->n_ports; i++) {
 		const struct sim_port *p = &n->ports[i];
-		if (!p->peer)
+		if (!p->peer ||
+		    !sim_visibility_lldp_names(g->vis, p->peer->node))
 			continue;
 		char path[512];
 		begin(g);
@@ -796,6 +806,47 @@ static uint64_t signature(const struct sim_model_switch_port *c)
 	return h;
 }
 
+/* Reads switch s's counters from m and publishes them at ts_ns. */
+static void publish_switch(struct sim_serve_gnmi *g, struct sw *s,
+			   const struct sim_model *m, int64_t ts_ns)
+{
+	bool first_time = !s->leaf;
+	if (first_time) {
+		size_t n = s->node->n_ports * s->per_port;
+		s->leaf = xcalloc(n ? n : 1, sizeof *s->leaf);
+		s->sig = xcalloc(s->node->n_ports + 1, sizeof *s->sig);
+		publish_static(g, s);
+	}
+	for (size_t i = 0; i < s->node->n_ports; i++) {
+		struct sim_model_switch_port c;
+		memset(&c, 0, sizeof c);
+		if (sim_model_read_switch_port(m, s->node->ports[i].id, &c))
+			continue;
+		/* A port whose counters did not move keeps its leaves: the
+		 * targets sample them as they are. */
+		uint64_t h = signature(&c);
+		if (!first_time && h == s->sig[i])
+			continue;
+		s->sig[i] = h;
+		if (s->node->flavour == SIM_FLAVOUR_SONIC)
+			publish_sonic_port(g, s, i, &c, first_time);
+		else
+			publish_oc_port(g, s, i, &c, first_time);
+	}
+	gnmi_target_tick(s->tgt, ts_ns);
+}
+
+bool sim_serve_gnmi_publish_node(struct sim_serve_gnmi *g,
+				 const struct sim_model *m, size_t node,
+				 int64_t ts_ns, bool all)
+{
+	struct sw *s = sw_of(g, node);
+	if (!s || (!all && gnmi_target_stream_count(s->tgt) == 0))
+		return false;
+	publish_switch(g, s, m, ts_ns);
+	return true;
+}
+
 size_t sim_serve_gnmi_publish(struct sim_serve_gnmi *g,
 			      const struct sim_model *m, int64_t ts_ns,
 			      bool all)
@@ -805,31 +856,7 @@ size_t sim_serve_gnmi_publish(struct sim_serve_gnmi *g,
 		struct sw *s = &g->sw[k];
 		if (!all && gnmi_target_stream_count(s->tgt) == 0)
 			continue;
-		bool first_time = !s->leaf;
-		if (first_time) {
-			size_t n = s->node->n_ports * s->per_port;
-			s->leaf = xcalloc(n ? n : 1, sizeof *s->leaf);
-			s->sig = xcalloc(s->node->n_ports + 1, sizeof *s->sig);
-			publish_static(g, s);
-		}
-		for (size_t i = 0; i < s->node->n_ports; i++) {
-			struct sim_model_switch_port c;
-			memset(&c, 0, sizeof c);
-			if (sim_model_read_switch_port(m, s->node->ports[i].id,
-						       &c))
-				continue;
-			/* A port whose counters did not move keeps its
-			 * leaves: the targets sample them as they are. */
-			uint64_t h = signature(&c);
-			if (!first_time && h == s->sig[i])
-				continue;
-			s->sig[i] = h;
-			if (s->node->flavour == SIM_FLAVOUR_SONIC)
-				publish_sonic_port(g, s, i, &c, first_time);
-			else
-				publish_oc_port(g, s, i, &c, first_time);
-		}
-		gnmi_target_tick(s->tgt, ts_ns);
+		publish_switch(g, s, m, ts_ns);
 		done++;
 	}
 	return done;

@@ -37,12 +37,24 @@
 #include "model.h"
 #include "scenario.h"
 #include "topo.h"
+#include "visibility.h"
 
 struct sim_serve_gnmi_options {
 	const char *address; /* host to bind: "127.0.0.1" (default), "::1" */
 	/* 0: every switch on a port the kernel picks; else base + the
 	 * switch's position among the switches (spines, then leaves). */
 	unsigned base_port;
+	/* Passed on to every target (gnmi_target_options): non-zero, the
+	 * caller publishes each switch about this often, and SAMPLE
+	 * subscriptions follow its publishes (a late publish is a late
+	 * notification, a skipped one a missing notification); 0, the
+	 * targets' timers sample the last publish. */
+	uint64_t tick_interval_ns;
+	/* NULL: every switch served with its LLDP neighbours. Else
+	 * unmonitored switches get no target (port -1), no-LLDP switches
+	 * serve no LLDP, and LLDP names only the neighbours it allows
+	 * (see visibility.h). Borrowed; must outlive the server. */
+	const struct sim_visibility *vis;
 };
 
 void sim_serve_gnmi_options_init(struct sim_serve_gnmi_options *o);
@@ -50,8 +62,8 @@ void sim_serve_gnmi_options_init(struct sim_serve_gnmi_options *o);
 struct sim_serve_gnmi;
 
 /*
- * Starts one target per switch of t. NULL with a one-line message in
- * err if a port cannot be bound (naming the switch and the address).
+ * Starts one target per (monitored) switch of t. NULL with a one-line message
+ * in err if a port cannot be bound (naming the switch and the address).
  */
 struct sim_serve_gnmi *
 sim_serve_gnmi_new(const struct sim_topo *t,
@@ -60,7 +72,8 @@ sim_serve_gnmi_new(const struct sim_topo *t,
 /* Stops every target; NULL is a no-op. */
 void sim_serve_gnmi_free(struct sim_serve_gnmi *g);
 
-/* The TCP port of switch node (a node id); -1 for hosts. */
+/* The TCP port of switch node (a node id); -1 for hosts and
+ * unmonitored switches. */
 int sim_serve_gnmi_port(const struct sim_serve_gnmi *g, size_t node);
 
 /* Open Subscribe streams on switch node (0 for hosts). */
@@ -75,6 +88,15 @@ size_t sim_serve_gnmi_streams(const struct sim_serve_gnmi *g, size_t node);
 size_t sim_serve_gnmi_publish(struct sim_serve_gnmi *g,
 			      const struct sim_model *m, int64_t ts_ns,
 			      bool all);
+
+/*
+ * The same for one switch (a node id): publishes it if it has a stream
+ * open (or if all) and returns whether it did; false for hosts and
+ * unmonitored switches. Model thread only.
+ */
+bool sim_serve_gnmi_publish_node(struct sim_serve_gnmi *g,
+				 const struct sim_model *m, size_t node,
+				 int64_t ts_ns, bool all);
 
 /*
  * Makes switch node's target behave: OK serves, IS_SILENT keeps

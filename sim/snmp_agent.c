@@ -297,7 +297,8 @@ static bool row_exists(const struct table *tb, struct sw *w, size_t r)
 	if (tb->rows != ROWS_LLDP_REM)
 		return true;
 	const struct sim_port *p = w->ports[r].port;
-	return p->peer && sim_model_link_up(w->s->m, p->id);
+	return p->peer && sim_model_link_up(w->s->m, p->id) &&
+	       sim_visibility_lldp_names(w->s->vis, p->peer->node);
 }
 
 /* Lexicographic OID comparison; a proper prefix sorts first. */
@@ -854,6 +855,10 @@ static void set_value(struct sim_snmp *s, struct sw *w, const struct table *tb,
 
 static bool serves(const struct table *tb, const struct sw *w)
 {
+	/* A switch marked no-LLDP exports no LLDP-MIB. */
+	if (tb >= lldp_tables && tb < lldp_tables + N(lldp_tables) &&
+	    (sim_visibility_flags(w->s->vis, w->node->id) & SIM_VIS_NO_LLDP))
+		return false;
 	return (tb->flavours & FLAV(w->node->flavour)) != 0;
 }
 

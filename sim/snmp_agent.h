@@ -31,6 +31,7 @@
 #include "model.h"
 #include "scenario.h"
 #include "topo.h"
+#include "visibility.h"
 
 struct sim_snmp_options {
 	const char *address; /* "127.0.0.1" (default) or "::1" */
@@ -46,6 +47,12 @@ struct sim_snmp_options {
 	/* Private directory for net-snmp's files; NULL: a temporary one,
 	   created here and removed by sim_snmp_free(). */
 	const char *state_dir;
+	/* NULL: every switch served with LLDP-MIB. Else unmonitored
+	   switches get no agent (port -1; the others keep base + their
+	   position), no-LLDP switches serve no LLDP-MIB, and lldpRemTable
+	   names only the neighbours it allows (see visibility.h).
+	   Borrowed; must outlive the agent. */
+	const struct sim_visibility *vis;
 };
 
 /* Fills o with the defaults above. */

@@ -62,6 +62,7 @@ struct sim_snmp {
 	struct sw *sws; /* switches in node order */
 	size_t n_sws;
 	int *node_sw; /* node id -> index in sws, -1 for hosts */
+	const struct sim_visibility *vis;
 	size_t n_nodes;
 	bool ipv6;
 	char *address;

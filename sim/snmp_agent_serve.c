@@ -417,35 +417,41 @@ static int make_switches(struct sim_snmp *s, const struct sim_snmp_options *o,
 			 char *err, size_t errlen)
 {
 	s->n_nodes = sim_topo_n_nodes(s->t);
+	s->vis = o->vis;
 	s->node_sw = xcalloc(s->n_nodes ? s->n_nodes : 1, sizeof *s->node_sw);
+	size_t all = 0; /* switches, monitored or not: the port positions */
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		s->node_sw[i] = -1;
 		if (sim_topo_node(s->t, i)->kind != SIM_NODE_HOST)
-			s->n_sws++;
+			all++;
 	}
-	if (o->base_port && o->base_port + s->n_sws > 65536) {
+	if (o->base_port && o->base_port + all > 65536) {
 		snprintf(err, errlen,
 			 "snmp: base port %u + %zu switches exceeds 65535",
-			 o->base_port, s->n_sws);
+			 o->base_port, all);
 		return -1;
 	}
-	s->sws = xcalloc(s->n_sws ? s->n_sws : 1, sizeof *s->sws);
-	size_t k = 0;
+	s->sws = xcalloc(all ? all : 1, sizeof *s->sws);
+	size_t k = 0, pos = 0;
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		const struct sim_node *n = sim_topo_node(s->t, i);
 		if (n->kind == SIM_NODE_HOST)
+			continue;
+		pos++;
+		if (sim_visibility_flags(o->vis, i) & SIM_VIS_UNMONITORED)
 			continue;
 		struct sw *w = &s->sws[k];
 		w->s = s;
 		w->node = n;
 		w->silent_fd = -1;
 		w->sess_fd = -1;
-		w->port = o->base_port ? (int)(o->base_port + k) : 0;
+		w->port = o->base_port ? (int)(o->base_port + pos - 1) : 0;
 		w->fault = SIM_SCENARIO_TARGET_OK;
 		snmp_agent_number_ports(w);
 		s->node_sw[i] = (int)k;
 		k++;
 	}
+	s->n_sws = k;
 	return 0;
 }
 

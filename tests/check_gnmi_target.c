@@ -935,6 +935,85 @@ START_TEST(test_stream_sample_sends_dump_sync_then_each_interval)
 }
 END_TEST
 
+/* A tick at ts setting IN0 to v. */
+static void tick_in0(struct gnmi_target *t, uint64_t v, int64_t ts)
+{
+	gnmi_target_set_uint(t, IN0, v);
+	gnmi_target_tick(t, ts);
+}
+
+/* The next notification's timestamp and IN0 value. */
+static int64_t next_sample(struct stream *s, uint64_t *in0)
+{
+	Gnmi__SubscribeResponse *r = expect_update(s, WAIT_MS);
+	int64_t ts = r->update->timestamp;
+	struct upd u[8];
+	size_t n = note_updates(r->update, u, 8);
+	*in0 = uint_of(u, n, IN0);
+	upd_free(u, n);
+	gnmi__subscribe_response__free_unpacked(r, NULL);
+	return ts;
+}
+
+/*
+ * With tick_interval_ns, SAMPLE follows the ticks: a late tick is a
+ * late sample with its own timestamp, an early one is still the next
+ * interval's, a missing tick is a missing sample (never the old values
+ * again with the old timestamp), and without ticks nothing is sent.
+ */
+START_TEST(test_samples_follow_ticks_late_early_and_missing)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.address = "127.0.0.1:0";
+	o.tick_interval_ns = (uint64_t)SEC;
+	struct gnmi_target *t = target_make(NULL, &o);
+	target_seed(t);
+	struct client c;
+	client_open(&c, target_addr(t));
+	struct stream s;
+	static const struct sub subs[] = {
+		{ IN0, GNMI__SUBSCRIPTION_MODE__SAMPLE, SEC, 0, false },
+	};
+	struct list l = { GNMI__SUBSCRIPTION_LIST__MODE__STREAM,
+			  GNMI__ENCODING__PROTO,
+			  false,
+			  NULL,
+			  NULL,
+			  subs,
+			  1 };
+	subscribe(&c, &s, NULL, NULL, &l);
+	uint64_t v;
+	ck_assert_int_eq(next_sample(&s, &v), T1);
+	ck_assert_uint_eq(v, 100);
+	expect_sync(&s);
+	/* No tick, no sample: the loop's timer resends nothing. */
+	ck_assert(stream_quiet(&s, 1500));
+
+	tick_in0(t, 110, T1 + 1200 * MS); /* late by 200 ms */
+	ck_assert_int_eq(next_sample(&s, &v), T1 + 1200 * MS);
+	ck_assert_uint_eq(v, 110);
+	tick_in0(t, 120, T1 + 1800 * MS); /* early: still the second's */
+	ck_assert_int_eq(next_sample(&s, &v), T1 + 1800 * MS);
+	ck_assert_uint_eq(v, 120);
+	/* The third tick is lost; the fourth spans two intervals. */
+	tick_in0(t, 140, T1 + 4100 * MS);
+	ck_assert_int_eq(next_sample(&s, &v), T1 + 4100 * MS);
+	ck_assert_uint_eq(v, 140);
+	/* A tick too early for the next due time (5 s less half a tick)
+	 * sends nothing; the one after it does. */
+	tick_in0(t, 145, T1 + 4400 * MS);
+	ck_assert(stream_quiet(&s, 300));
+	tick_in0(t, 150, T1 + 4900 * MS);
+	ck_assert_int_eq(next_sample(&s, &v), T1 + 4900 * MS);
+	ck_assert_uint_eq(v, 150);
+	ck_assert(stream_quiet(&s, 1500));
+	stream_close(&s);
+	client_close(&c);
+	gnmi_target_free(t);
+}
+END_TEST
+
 START_TEST(test_stream_on_change_sends_only_changes_and_deletes)
 {
 	struct gnmi_target *t = target_plain();
@@ -2012,6 +2091,7 @@ static Suite *gnmi_target_suite(void)
 	tcase_set_timeout(sub, 20);
 	tcase_add_test(sub,
 		       test_stream_sample_sends_dump_sync_then_each_interval);
+	tcase_add_test(sub, test_samples_follow_ticks_late_early_and_missing);
 	tcase_add_test(sub,
 		       test_stream_on_change_sends_only_changes_and_deletes);
 	tcase_add_test(sub, test_stream_updates_only_sends_sync_first);

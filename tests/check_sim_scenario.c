@@ -815,6 +815,80 @@ START_TEST(buffers_load_over_a_borrowed_topology)
 }
 END_TEST
 
+/* visibility: as fabsim's options say it; names checked with their
+ * positions. */
+#define T_NAME	"s.truth.yaml"
+#define T_EMPTY "incidents: []\n"
+START_TEST(visibility_lists_nodes_fabmond_cannot_see)
+{
+	struct sim_topo_gen g = {
+		.spines = 2, .leaves = 4, .hosts = 8, .nics = 2
+	};
+	struct sim_topo *t = sim_topo_generate(&g, err, sizeof err);
+	ck_assert_ptr_nonnull(t);
+	static const char scen[] = "topology: anything.yaml\n"
+				   "seed: 1\n"
+				   "duration: 5s\n"
+				   "visibility:\n"
+				   "  unmonitored: [spine1, host3]\n"
+				   "  no_lldp: [leaf0]\n"
+				   "  nic_hosts: [host0, host1]\n"
+				   "  unmonitored_lldp: true\n";
+	struct sim_scenario *s = sim_scenario_load_buffers(
+	    "s.yaml", scen, sizeof scen - 1, T_NAME, T_EMPTY,
+	    sizeof T_EMPTY - 1, t, err, sizeof err);
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_str_eq(
+	    sim_scenario_visibility(s, SIM_SCENARIO_VIS_UNMONITORED),
+	    "spine1,host3");
+	ck_assert_str_eq(sim_scenario_visibility(s, SIM_SCENARIO_VIS_NO_LLDP),
+			 "leaf0");
+	ck_assert_str_eq(sim_scenario_visibility(s, SIM_SCENARIO_VIS_NIC_HOSTS),
+			 "host0,host1");
+	ck_assert(sim_scenario_unmonitored_lldp(s));
+	sim_scenario_free(s);
+
+	static const char none[] = "topology: anything.yaml\n"
+				   "seed: 1\n"
+				   "duration: 5s\n"
+				   "visibility: {nic_hosts: none}\n";
+	s = sim_scenario_load_buffers("s.yaml", none, sizeof none - 1, T_NAME,
+				      T_EMPTY, sizeof T_EMPTY - 1, t, err,
+				      sizeof err);
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_str_eq(sim_scenario_visibility(s, SIM_SCENARIO_VIS_NIC_HOSTS),
+			 "none");
+	ck_assert_ptr_null(
+	    sim_scenario_visibility(s, SIM_SCENARIO_VIS_UNMONITORED));
+	ck_assert(!sim_scenario_unmonitored_lldp(s));
+	sim_scenario_free(s);
+
+	static const char *const bad[][2] = {
+		{ "visibility: {no_lldp: [host0]}\n",
+		  "s.yaml:4:24: visibility.no_lldp[0]: \"host0\" is a host, "
+		  "not a switch" },
+		{ "visibility: {nic_hosts: [leaf1]}\n",
+		  "s.yaml:4:26: visibility.nic_hosts[0]: \"leaf1\" is a "
+		  "switch, not a host" },
+		{ "visibility: {unmonitored: [nosuch]}\n",
+		  "s.yaml:4:28: visibility.unmonitored[0]: no node \"nosuch\" "
+		  "in the topology" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char text[256];
+		int n = snprintf(
+		    text, sizeof text,
+		    "topology: anything.yaml\nseed: 1\nduration: 5s\n%s",
+		    bad[i][0]);
+		ck_assert_ptr_null(sim_scenario_load_buffers(
+		    "s.yaml", text, (size_t)n, T_NAME, T_EMPTY,
+		    sizeof T_EMPTY - 1, t, err, sizeof err));
+		ck_assert_str_eq(err, bad[i][1]);
+	}
+	sim_topo_free(t);
+}
+END_TEST
+
 /* ---- Replaying: each truth's signal where and when it says ---- */
 
 /* Healthy and benign: no lossless drop, no ECN, pause ratio under 1% in
@@ -1783,6 +1857,7 @@ static Suite *sim_scenario_suite(void)
 	tcase_add_test(tc, explicit_paths_are_checked_with_positions);
 	tcase_add_test(tc, victims_may_give_their_hop_and_onset);
 	tcase_add_test(tc, buffers_load_over_a_borrowed_topology);
+	tcase_add_test(tc, visibility_lists_nodes_fabmond_cannot_see);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("replay");
 	tcase_set_timeout(tc, 60);

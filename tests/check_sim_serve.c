@@ -9,6 +9,10 @@
  * the canonical unit (pause in seconds from SONiC's us and Arista's
  * ns). Then the fault hooks: a silent switch keeps its stream and
  * sends nothing; a refusing one ends the stream and refuses new ones.
+ * The noise: the per-switch publish schedule (phase, jitter within a
+ * quarter interval, loss at its rate, all from the seed), late and lost
+ * publishes as a bare gNMI client (tests/gnmi_sub.h) receives them, and
+ * the served trees under --unmonitored and --no-lldp marks.
  *
  * Waits are bounded polls (a hang guard, not a timing check).
  */
@@ -20,11 +24,15 @@
 #include "control.h"
 #include "fabmond.h"
 #include "health.h"
+#include "gnmi_sub.h"
 #include "model.h"
+#include "pubsched.h"
 #include "scenario.h"
 #include "serve_gnmi.h"
 #include "store.h"
 #include "topo.h"
+#include "units.h"
+#include "visibility.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -574,6 +582,307 @@ START_TEST(test_restart_replays_without_new_flows)
 }
 END_TEST
 
+/* ---- Publish noise and partial visibility ---- */
+
+#define IV NS_PER_S
+#define T0 INT64_C(1700000000000000000)
+
+/* Member i's offsets from its grid, at(i, k) - k * interval, over n
+ * publishes: their least and greatest, and the publishes lost. */
+static void offsets(const struct sim_pubsched *s, size_t i, uint64_t n,
+		    uint64_t *lo, uint64_t *hi, uint64_t *lost)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		bool l;
+		uint64_t off = sim_pubsched_at(s, i, k, &l) - k * IV;
+		*lo = off < *lo ? off : *lo;
+		*hi = off > *hi ? off : *hi;
+		*lost += l;
+	}
+}
+
+/* Each switch keeps its own phase and every publish stays within a
+ * quarter interval of its grid point; loss happens at its rate; the
+ * same seed gives the same schedule; the quiet one is one grid. */
+START_TEST(test_schedule_jitters_within_a_quarter_and_loses_at_its_rate)
+{
+	struct sim_pubsched_options o;
+	sim_pubsched_options_init(&o);
+	o.interval_ns = IV;
+	o.jitter = 0.25;
+	o.loss = 0.2;
+	o.seed = 7;
+	struct sim_pubsched *a = sim_pubsched_new(8, &o),
+			    *b = sim_pubsched_new(8, &o);
+	o.seed = 8;
+	struct sim_pubsched *c = sim_pubsched_new(8, &o);
+	ck_assert(a && b && c);
+	uint64_t lost = 0, lo0 = 0, n = 2000;
+	bool phases_differ = false, seeds_differ = false;
+	for (size_t i = 0; i < 8; i++) {
+		uint64_t lo, hi;
+		offsets(a, i, n, &lo, &hi, &lost);
+		/* [phase, phase + interval/2): within +-1/4 of the grid
+		 * point phase + interval/4, and the jitter is used. */
+		ck_assert_uint_lt(hi - lo, IV / 2);
+		ck_assert_uint_gt(hi - lo, IV * 45 / 100);
+		if (i == 0)
+			lo0 = lo;
+		else if (lo / (IV / 10) != lo0 / (IV / 10))
+			phases_differ = true;
+		for (uint64_t k = 0; k < 50; k++) {
+			bool la, lb, lc;
+			uint64_t ta = sim_pubsched_at(a, i, k, &la);
+			ck_assert_uint_eq(ta, sim_pubsched_at(b, i, k, &lb));
+			ck_assert_int_eq(la, lb);
+			if (ta != sim_pubsched_at(c, i, k, &lc))
+				seeds_differ = true;
+		}
+	}
+	ck_assert(phases_differ);
+	ck_assert(seeds_differ);
+	double rate = (double)lost / (double)(8 * n);
+	ck_assert_msg(rate > 0.18 && rate < 0.22, "loss rate %.4f", rate);
+
+	/* Taking in 100 ms rounds: one publish per interval each, the
+	 * lost ones counted; a long stall takes only the newest. */
+	uint64_t taken = 0;
+	for (uint64_t now = 0; now < 100 * IV; now += IV / 10)
+		for (size_t i = 0; i < 8; i++) {
+			bool l;
+			taken += sim_pubsched_take(a, i, now, &l);
+		}
+	ck_assert_uint_ge(taken, 8 * 98);
+	ck_assert_uint_le(taken, 8 * 100);
+	ck_assert_uint_eq(sim_pubsched_taken(a), taken);
+	ck_assert_uint_gt(sim_pubsched_lost(a), 0);
+	bool l;
+	ck_assert(sim_pubsched_take(a, 0, 1000 * IV, &l));
+	ck_assert(!sim_pubsched_take(a, 0, 1000 * IV, &l));
+
+	o.jitter = 0;
+	o.loss = 0;
+	o.phases = false;
+	struct sim_pubsched *q = sim_pubsched_new(8, &o);
+	for (size_t i = 0; i < 8; i++)
+		for (uint64_t k = 0; k < 100; k++) {
+			ck_assert_uint_eq(sim_pubsched_at(q, i, k, &l), k * IV);
+			ck_assert(!l);
+		}
+	o.jitter = 0.5;
+	ck_assert_ptr_null(sim_pubsched_new(8, &o));
+	sim_pubsched_free(a);
+	sim_pubsched_free(b);
+	sim_pubsched_free(c);
+	sim_pubsched_free(q);
+}
+END_TEST
+
+/* The first switch of flavour f. */
+static const struct sim_node *switch_of(enum sim_flavour f)
+{
+	for (size_t id = 0; id < sim_topo_n_nodes(topo); id++) {
+		const struct sim_node *n = sim_topo_node(topo, id);
+		if (n->kind != SIM_NODE_HOST && n->flavour == f)
+			return n;
+	}
+	ck_abort_msg("no switch of flavour %d", (int)f);
+	return NULL;
+}
+
+/* Reads responses until the sync_response; returns the updates seen. */
+static size_t until_sync(struct gsub *g)
+{
+	size_t updates = 0;
+	for (;;) {
+		Gnmi__SubscribeResponse *r = gsub_next(g, WAIT_S * 1000);
+		ck_assert_msg(r != NULL, "no sync_response");
+		bool sync = r->response_case ==
+			    GNMI__SUBSCRIBE_RESPONSE__RESPONSE_SYNC_RESPONSE;
+		if (!sync)
+			updates += r->update->n_update;
+		gnmi__subscribe_response__free_unpacked(r, NULL);
+		if (sync)
+			return updates;
+	}
+}
+
+/*
+ * fabsim's run in simulated time: one switch published on its schedule
+ * (jitter within a quarter interval less one model tick, a fifth of
+ * the publishes lost), stamped with the model time of its counters,
+ * which advance in 100 ms ticks. A SAMPLE subscriber sees each
+ * publish that happened as one notification with exactly its
+ * timestamp, nothing for a lost one (the next sample's interval spans
+ * both), and no repeated timestamps in between.
+ */
+START_TEST(test_late_and_lost_publishes_reach_a_client_as_sent)
+{
+	char err[512];
+	struct sim_serve_gnmi_options go;
+	sim_serve_gnmi_options_init(&go);
+	go.tick_interval_ns = IV;
+	srv = sim_serve_gnmi_new(topo, &go, err, sizeof err);
+	ck_assert_msg(srv != NULL, "%s", err);
+	const struct sim_node *n = switch_of(SIM_FLAVOUR_OPENCONFIG);
+	struct sim_pubsched_options o;
+	sim_pubsched_options_init(&o);
+	o.interval_ns = IV;
+	o.jitter = 0.15; /* fabsim's: a quarter less the 100 ms tick */
+	o.loss = 0.2;
+	o.seed = 3;
+	struct sim_pubsched *sched =
+	    sim_pubsched_new(sim_topo_n_nodes(topo), &o);
+
+	char path[256];
+	snprintf(path, sizeof path, "/interfaces/interface[name=%s]/state",
+		 n->ports[0].name);
+	struct gsub g;
+	gsub_open(&g, sim_serve_gnmi_port(srv, n->id), NULL, path, IV, false);
+	WAIT_FOR(sim_serve_gnmi_streams(srv, n->id) == 1, "no stream");
+	ck_assert_uint_eq(until_sync(&g), 0); /* nothing published yet */
+
+	uint64_t model_t = 0, lost = 0, run = 0;
+	int64_t prev = 0;
+	for (uint64_t k = 0; k < 40; k++) {
+		bool l;
+		uint64_t at = sim_pubsched_at(sched, n->id, k, &l);
+		while (model_t < at) { /* the run loop's model ticks */
+			ck_assert_int_eq(sim_model_step(model, IV / 10), 0);
+			model_t += IV / 10;
+		}
+		if (l) {
+			lost++;
+			run++;
+			continue;
+		}
+		int64_t ts = T0 + (int64_t)model_t;
+		ck_assert(
+		    sim_serve_gnmi_publish_node(srv, model, n->id, ts, false));
+		Gnmi__SubscribeResponse *r = gsub_next(&g, WAIT_S * 1000);
+		ck_assert_msg(r != NULL, "no sample for publish %llu",
+			      (unsigned long long)k);
+		ck_assert_int_eq(r->response_case,
+				 GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE);
+		ck_assert_int_eq(r->update->timestamp, ts);
+		gnmi__subscribe_response__free_unpacked(r, NULL);
+		/* One interval since the last sample, or one more per
+		 * lost publish, each within a quarter interval. */
+		if (prev) {
+			int64_t want = (int64_t)(run + 1) * (int64_t)IV;
+			ck_assert_int_gt(ts - prev, want - (int64_t)IV / 2);
+			ck_assert_int_lt(ts - prev, want + (int64_t)IV / 2);
+		}
+		prev = ts;
+		run = 0;
+	}
+	ck_assert_uint_ge(lost, 3);
+	/* No tick, no sample: nothing is resent with an old timestamp. */
+	ck_assert_ptr_null(gsub_next(&g, 1500));
+	gsub_close(&g);
+	sim_pubsched_free(sched);
+}
+END_TEST
+
+/* Updates a ONCE subscription to path (prefix target tg) returns. */
+static size_t once_count(const struct sim_node *n, const char *tg,
+			 const char *path)
+{
+	struct gsub g;
+	gsub_open(&g, sim_serve_gnmi_port(srv, n->id), tg, path, 0, true);
+	size_t c = until_sync(&g);
+	gsub_close(&g);
+	return c;
+}
+
+/* LLDP neighbours a switch should name: every cabled peer but the
+ * unmonitored hosts. */
+static size_t lldp_expected(const struct sim_node *n,
+			    const struct sim_visibility *v, bool *hides)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < n->n_ports; i++) {
+		const struct sim_port *p = &n->ports[i];
+		if (!p->peer)
+			continue;
+		if (sim_visibility_lldp_names(v, p->peer->node))
+			c++;
+		else
+			*hides = true;
+	}
+	return c;
+}
+
+/* --unmonitored and --no-lldp as the served trees show them. */
+START_TEST(test_unmonitored_and_no_lldp_leave_the_served_trees)
+{
+	char err[512];
+	struct sim_visibility *v = sim_visibility_new(topo);
+	const struct sim_node *sonic = switch_of(SIM_FLAVOUR_SONIC),
+			      *oc = switch_of(SIM_FLAVOUR_OPENCONFIG);
+	ck_assert_int_eq(sim_visibility_mark(v, "host0, host1,host2",
+					     SIM_VIS_UNMONITORED, err,
+					     sizeof err),
+			 0);
+	ck_assert_int_eq(sim_visibility_mark(v, oc->name, SIM_VIS_UNMONITORED,
+					     err, sizeof err),
+			 0);
+	ck_assert_int_eq(sim_visibility_mark(v, sonic->name, SIM_VIS_NO_LLDP,
+					     err, sizeof err),
+			 0);
+	ck_assert_int_ne(
+	    sim_visibility_mark(v, "host0", SIM_VIS_NO_LLDP, err, sizeof err),
+	    0);
+	ck_assert_int_ne(
+	    sim_visibility_mark(v, "nosuch", SIM_VIS_NO_LLDP, err, sizeof err),
+	    0);
+	struct sim_serve_gnmi_options go;
+	sim_serve_gnmi_options_init(&go);
+	go.vis = v;
+	srv = sim_serve_gnmi_new(topo, &go, err, sizeof err);
+	ck_assert_msg(srv != NULL, "%s", err);
+	ck_assert_int_eq(sim_serve_gnmi_port(srv, oc->id), -1);
+	ck_assert_int_gt(sim_serve_gnmi_port(srv, sonic->id), 0);
+	ck_assert_uint_eq(sim_serve_gnmi_publish(srv, model, T0, true), 5);
+
+	/* The no-LLDP SONiC switch: counters, no LLDP_ENTRY_TABLE. */
+	ck_assert_uint_eq(once_count(sonic, "APPL_DB", "/LLDP_ENTRY_TABLE"), 0);
+	ck_assert_uint_gt(once_count(sonic, "COUNTERS_DB", "/COUNTERS"), 0);
+	/* The other switches name every neighbour switch (the unmonitored
+	 * one too) but no unmonitored host. */
+	bool hides = false;
+	size_t want = 0;
+	for (size_t id = 0; id < sim_topo_n_nodes(topo); id++) {
+		const struct sim_node *n = sim_topo_node(topo, id);
+		if (n->kind == SIM_NODE_HOST || n == oc || n == sonic)
+			continue;
+		want = lldp_expected(n, v, &hides);
+		ck_assert_uint_gt(want, 0);
+		if (n->flavour == SIM_FLAVOUR_SONIC)
+			ck_assert_uint_eq(
+			    once_count(n, "APPL_DB", "/LLDP_ENTRY_TABLE"),
+			    want);
+		else
+			ck_assert_uint_eq(once_count(n, NULL, "/lldp"), want);
+	}
+	/* Both cases happened: a host left out, the unmonitored switch
+	 * named by a neighbour. */
+	ck_assert(hides);
+	size_t names_oc = 0;
+	for (size_t i = 0; i < sim_topo_n_ports(topo); i++) {
+		const struct sim_port *p = sim_topo_port(topo, i);
+		names_oc += p->peer && p->peer->node == oc && p->node != oc &&
+			    p->node->kind != SIM_NODE_HOST;
+	}
+	ck_assert_uint_gt(names_oc, 0);
+	sim_serve_gnmi_free(srv);
+	srv = NULL;
+	sim_visibility_free(v);
+}
+END_TEST
+
 static Suite *sim_serve_suite(void)
 {
 	Suite *s = suite_create("sim_serve");
@@ -585,6 +894,14 @@ static Suite *sim_serve_suite(void)
 	tcase_add_test(tc, test_idle_switches_are_not_published);
 	tcase_add_test(tc, test_faults_take_a_switch_down_and_back);
 	tcase_add_test(tc, test_control_addresses_are_loopback_only);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("noise");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(
+	    tc, test_schedule_jitters_within_a_quarter_and_loses_at_its_rate);
+	tcase_add_test(tc, test_late_and_lost_publishes_reach_a_client_as_sent);
+	tcase_add_test(tc, test_unmonitored_and_no_lldp_leave_the_served_trees);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("live");
 	tcase_add_checked_fixture(tc, live_setup, live_teardown);

@@ -6,6 +6,7 @@
 # counters rising and an unrelated switch's not, every target up,
 # promtool on a scrape; target faults through the control endpoint (the
 # faulted target goes down, the others keep updating); live events;
+# --unmonitored and --no-lldp in the emitted config and over SNMP;
 # a bad topology's file:line:col and exit 2; SIGTERM exits 0.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -66,6 +67,67 @@ st=0
 "$FABMOND" --check-config -c "$WORK/snmp.yaml" >"$WORK/check2.out" ||
 	fail "emitted SNMP config rejected: $(cat "$WORK/check2.out")"
 pass "with SNMP, every switch also gets an snmp target fabmond accepts"
+
+# The publish noise's options: -v counts the lost publishes; with
+# --sample-loss 1 every one is lost, with --quiet-baseline none.
+"$FABSIM" --spines 2 --leaves 2 --hosts 2 --nics 1 --no-snmp \
+	--sample-loss 1 --duration 3s -v 2>"$WORK/loss.log" ||
+	fail "fabsim --sample-loss 1: $(cat "$WORK/loss.log")"
+grep -q '(0 switch publishes, [1-9][0-9]* lost)' "$WORK/loss.log" ||
+	fail "--sample-loss 1 lost nothing: $(tail -1 "$WORK/loss.log")"
+"$FABSIM" --spines 2 --leaves 2 --hosts 2 --nics 1 --no-snmp \
+	--quiet-baseline --duration 3s -v 2>"$WORK/quiet.log" ||
+	fail "fabsim --quiet-baseline: $(cat "$WORK/quiet.log")"
+grep -q ' publishes, 0 lost)' "$WORK/quiet.log" ||
+	fail "--quiet-baseline lost publishes: $(tail -1 "$WORK/quiet.log")"
+st=0
+"$FABSIM" --spines 1 --leaves 1 --hosts 1 --nics 1 --sample-loss 2 \
+	2>"$WORK/loss2.log" || st=$?
+[ "$st" = 2 ] || fail "--sample-loss 2 exited $st"
+pass "--sample-loss and --quiet-baseline set the lost publishes"
+
+# Partial visibility: spine2 and host0 are not targets at all (nothing
+# of them in the config, no cable to them, no NIC tree), leaf1 exports
+# no LLDP; over SNMP the other switches' LLDP-MIB still names spine2
+# (it runs LLDP) but not the unmonitored host0.
+"$FABSIM" -t "$WORK/fabric.yaml" --emit-config "$WORK/vis.yaml" \
+	--unmonitored spine2,host0 --no-lldp leaf1 --nic-dir "$WORK/visnic" \
+	--duration 60s --profiles-dir "$top_srcdir/etc/profiles" \
+	2>"$WORK/vis.log" &
+VIS_PID=$!
+PIDS="$PIDS $VIS_PID"
+wait_for 20 test -s "$WORK/vis.yaml" || fail "no config with --unmonitored"
+"$FABMOND" --check-config -c "$WORK/vis.yaml" >"$WORK/check3.out" ||
+	fail "--unmonitored config rejected: $(cat "$WORK/check3.out")"
+grep -q "configuration OK (5 targets)" "$WORK/check3.out" ||
+	fail "--unmonitored: check-config said: $(cat "$WORK/check3.out")"
+grep -v '^#' "$WORK/vis.yaml" | grep -q 'spine2\|host0' &&
+	fail "unmonitored nodes in the config: $(cat "$WORK/vis.yaml")"
+grep -q '{a: "leaf[0-9]:[^"]*", b: "host[12]:' "$WORK/vis.yaml" ||
+	fail "monitored hosts lost their links: $(cat "$WORK/vis.yaml")"
+[ ! -e "$WORK/visnic/host0" ] && [ -d "$WORK/visnic/host1" ] ||
+	fail "NIC trees: $(ls "$WORK/visnic")"
+pass "--unmonitored leaves nodes, their cables and NIC trees out of the config"
+if command -v snmpwalk >/dev/null 2>&1; then
+	snmp_of() {
+		sed -n "/name: \"$1\"/,/community/s|.*address: \"udp:\(.*\)\"|\1|p" \
+			"$WORK/vis.yaml"
+	}
+	lldp_names() { # lldpRemSysName
+		snmpwalk -v2c -c public -Oqv -t 2 -r 1 "$(snmp_of "$1")" \
+			1.0.8802.1.1.2.1.4.1.1.9
+	}
+	lldp_names leaf1 >"$WORK/l1.txt" 2>&1 || true
+	grep -q 'spine\|host' "$WORK/l1.txt" &&
+		fail "leaf1 (--no-lldp) serves LLDP-MIB: $(cat "$WORK/l1.txt")"
+	lldp_names spine0 >"$WORK/s0.txt" || fail "no LLDP-MIB on spine0"
+	grep -q leaf1 "$WORK/s0.txt" || fail "spine0 LLDP: $(cat "$WORK/s0.txt")"
+	all=$(for l in leaf0 leaf2; do lldp_names $l; done)
+	echo "$all" | grep -q spine2 || fail "no leaf names spine2: $all"
+	echo "$all" | grep -q host0 && fail "LLDP names unmonitored host0: $all"
+	pass "LLDP-MIB: absent with --no-lldp, names unmonitored switches, not hosts"
+fi
+stop_pid "$VIS_PID"
 
 [ -n "$ctl" ] || fail "no control address in the emitted config"
 
