@@ -243,6 +243,7 @@ void rules_free(struct rules *r)
 	free(r->dfresh);
 	free(r->dseen);
 	free(r->dage);
+	free(r->div);
 	free(r->dlast);
 	free(r->donset);
 	free(r->dsonset);
@@ -252,6 +253,7 @@ void rules_free(struct rules *r)
 	free(r->dheld_last);
 	free(r->plast);
 	free(r->page);
+	free(r->piv);
 	free(r->dstamp);
 	free(r->dcolour);
 	free(r->dev_idx);
@@ -442,6 +444,7 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->devi, cap, ncap);
 	GROW(r->plast, cap, ncap);
 	GROW(r->page, cap, ncap);
+	GROW(r->piv, cap, ncap);
 	GROW(r->peer, cap, ncap);
 	GROW(r->is_nic, cap, ncap);
 	GROW(r->valid, cap, ncap);
@@ -483,6 +486,7 @@ static uint32_t find_dev(struct rules *r, store_label dev)
 		GROW(r->dfresh, cap, ncap);
 		GROW(r->dseen, cap, ncap);
 		GROW(r->dage, cap, ncap);
+		GROW(r->div, cap, ncap);
 		GROW(r->dlast, cap, ncap);
 		GROW(r->donset, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 		GROW(r->dsonset, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
@@ -711,6 +715,7 @@ static void clear_new_ports(struct rules *r, uint32_t before)
 	for (uint32_t p = before; p < r->n_ports; p++) {
 		r->plast[p] = INT64_MIN;
 		r->page[p] = INT64_MAX;
+		r->piv[p] = UINT32_MAX;
 	}
 	for (uint32_t d = 0; d < r->n_devs; d++)
 		if (!r->dseen[d])
@@ -748,13 +753,17 @@ static bool port_ratios(struct rules *r, uint32_t p);
  * and computes its ratios while its view is in the cache (again, should
  * a later run of the same port add to it). */
 static inline void flush_port(struct rules *r, uint32_t p, unsigned valid,
-			      int64_t age, int64_t last)
+			      int64_t age, int64_t last, uint32_t iv)
 {
 	if (p == NONE)
 		return;
 	r->valid[p] |= (uint8_t)valid;
-	if (age < r->page[p])
+	if (iv < r->piv[p]) {
+		r->piv[p] = iv;
 		r->page[p] = age;
+	} else if (iv == r->piv[p] && age < r->page[p]) {
+		r->page[p] = age;
+	}
 	if (last > r->plast[p])
 		r->plast[p] = last;
 	if (port_ratios(r, p))
@@ -779,6 +788,7 @@ static void reset_view(struct rules *r)
 		for (uint32_t p = 0; p < r->n_ports; p++) {
 			r->plast[p] = INT64_MIN;
 			r->page[p] = INT64_MAX;
+			r->piv[p] = UINT32_MAX;
 		}
 	}
 }
@@ -812,7 +822,7 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 	 * rule, (double)age >= k * interval * 1e6, in integers. */
 	uint64_t last_stamp = UINT64_MAX;
 	int64_t mono = 0, age = 0;
-	uint32_t iv = def_iv;
+	uint32_t iv = def_iv, fiv = UINT32_MAX - 1;
 	bool stale = true;
 
 	reset_view(r);
@@ -824,6 +834,7 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 	uint32_t cur = NONE;
 	unsigned cval = 0;
 	int64_t cage = INT64_MAX, clast = INT64_MIN;
+	uint32_t civ = UINT32_MAX;
 	for (uint32_t s = 0; s < n; s++, fg++) {
 		if (!left) {
 			left = store_figs(r->st, s, &fg);
@@ -851,11 +862,12 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 		if (m->kind == M_IGNORE)
 			continue;
 		if (m->port != cur) {
-			flush_port(r, cur, cval, cage, clast);
+			flush_port(r, cur, cval, cage, clast, civ);
 			cur = m->port;
 			cval = 0;
 			cage = INT64_MAX;
 			clast = INT64_MIN;
+			civ = UINT32_MAX;
 		}
 		reads++;
 		/* Half the series: pause figures of lossy priorities, 0,
@@ -878,13 +890,22 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 			mono = store_fig_arrival_ms(stamp);
 			age = now > mono ? now - mono : 0;
 			iv = store_fig_interval_ms(stamp);
+			/* Series without an interval of their own (on
+			 * change) never count as a device's fastest. */
+			fiv = iv ? iv : UINT32_MAX - 1;
 			if (!iv)
 				iv = def_iv;
 			stale = age >= stale_after(k_stale, iv);
 		}
 		cval |= PV_SEEN;
-		if (age < cage)
+		/* The port's age is its fastest series' (a series sampled
+		 * every 10 s keeps a silent switch's age down otherwise). */
+		if (fiv < civ) {
+			civ = fiv;
 			cage = age;
+		} else if (fiv == civ && age < cage) {
+			cage = age;
+		}
 		if (stale)
 			continue;
 		/* The newest fresh data (see track_onsets). */
@@ -912,7 +933,7 @@ static bool scan_store(struct rules *r, uint32_t n, int64_t now,
 			cval |= PV_LINK;
 		apply(r, m, vc, x, age, iv);
 	}
-	flush_port(r, cur, cval, cage, clast);
+	flush_port(r, cur, cval, cage, clast, civ);
 	r->reads = reads;
 	if (full)
 		return true;
@@ -961,14 +982,21 @@ static void read_store(struct rules *r)
 		r->dfresh[d] = 0;
 		r->dage[d] = INT64_MAX;
 		r->dlast[d] = INT64_MIN;
+		r->div[d] = UINT32_MAX;
 	}
 	for (uint32_t p = 0; p < r->n_ports; p++) {
 		uint8_t v = r->valid[p];
 		uint32_t dv = r->devi[p];
 		if (v & PV_SEEN) {
 			r->dseen[dv] = 1;
-			if (r->page[p] * 1000000 < r->dage[dv])
-				r->dage[dv] = r->page[p] * 1000000;
+			/* The device's age: its fastest series'. */
+			int64_t a = r->page[p] * 1000000;
+			if (r->piv[p] < r->div[dv]) {
+				r->div[dv] = r->piv[p];
+				r->dage[dv] = a;
+			} else if (r->piv[p] == r->div[dv] && a < r->dage[dv]) {
+				r->dage[dv] = a;
+			}
 		}
 		if (v & PV_FRESH) {
 			r->dfresh[dv] = 1;

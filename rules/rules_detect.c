@@ -487,15 +487,26 @@ void rules_flap_rules(struct rules *r, int64_t now)
 	}
 }
 
-/* A device that sent data before and whose every series is now stale
- * (the store's staleness: stale_intervals sample intervals) and older
- * than silent_for. */
+/* A device that sent data before and whose fastest series are now all
+ * stale (the store's staleness: stale_intervals sample intervals) and
+ * older than silent_for. */
 void rules_target_rules(struct rules *r, int64_t now)
 {
 	struct cand *c = &r->cand;
+	unsigned k_stale;
+	uint32_t def_iv;
+	store_stale_rule(r->st, &k_stale, &def_iv);
 	for (uint32_t d = 0; d < r->n_devs; d++) {
-		if (!r->dseen[d] || r->dfresh[d] || r->dage[d] == INT64_MAX ||
+		if (!r->dseen[d] || r->dage[d] == INT64_MAX ||
 		    r->dage[d] < r->c.silent_ns)
+			continue;
+		/* Its fastest series stale (a slow one, a priority
+		 * group's drops every 10 s, does not keep a silent target
+		 * alive); a device with no sampled series is silent only
+		 * when every series is stale. */
+		if (r->div[d] >= UINT32_MAX - 1
+			? r->dfresh[d]
+			: r->dage[d] < (int64_t)k_stale * r->div[d] * 1000000)
 			continue;
 		rules_cand_reset(c);
 		rules_cand_sub(r, c, NONE, r->dlabel[d], -1, RULES_ROLE_ORIGIN,

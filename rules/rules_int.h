@@ -317,7 +317,8 @@ struct rules {
 	store_label *pdev, *pname;
 	uint32_t *devi;
 	int64_t *plast; /* newest arrival of the port's series this tick */
-	int64_t *page;	/* its youngest series' age this tick (ms) */
+	int64_t *page;	/* its fastest series' youngest age this tick (ms) */
+	uint32_t *piv;	/* the interval of those (ms) */
 	int32_t *peer;
 	uint8_t *is_nic;   /* sticky: NIC counters seen */
 	uint8_t *valid;	   /* PV_* bits, this tick */
@@ -351,7 +352,8 @@ struct rules {
 	float *dpaused;
 	uint8_t *dfresh; /* a fresh series this tick */
 	uint8_t *dseen;	 /* ever had data */
-	int64_t *dage;	 /* youngest series' age this tick */
+	int64_t *dage;	 /* its fastest series' youngest age this tick */
+	uint32_t *div;	 /* the interval of those (ms) */
 	int64_t *dlast;	 /* newest arrival (figures' ms), INT64_MIN: none */
 	/* Per (device, priority): the arrival (figures' ms) of the data
 	 * that first showed the device pausing (pw >= pause_ratio),

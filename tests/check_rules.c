@@ -1074,6 +1074,37 @@ START_TEST(test_target_silent)
 }
 END_TEST
 
+/* A series sampled every 10 s (SONiC's priority-group drops) stays
+ * fresh for 50 s: it must not keep a target that stopped answering
+ * from being silent once its 1 s series are stale. */
+START_TEST(test_target_silent_with_a_slow_series)
+{
+	set("leaf2", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0);
+	set("leaf3", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0);
+	struct store_key k = { .device = store_intern(F.st, "leaf2"),
+			       .port = store_intern(F.st, "Ethernet0"),
+			       .sub = 3,
+			       .counter = (uint16_t)FM_C_PG_DROPS };
+	struct store_series_spec spec = { .owner = k.device,
+					  .scale = 1,
+					  .interval_ms = 10000 };
+	store_handle h = store_series(F.st, &k, &spec);
+	ck_assert_uint_ne(h, 0);
+	ck_assert_int_eq(store_update(F.st, h, 0, treal(NULL)), 0);
+	steps(3);
+	ck_assert_int_eq(store_update(F.st, h, 0, treal(NULL)), 0);
+	stop_device("leaf2");
+	steps(3);
+	ck_assert_uint_eq(n_firing(), 0); /* not stale yet */
+	steps(4);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(find(&s, RULES_TARGET_SILENT, "leaf2", "", true, NULL));
+	ck_assert_uint_eq(s.n_active, 1);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
 /* The cycle formed after a link failed on one of its switches: that
  * link is the origin, every cycle port a member. */
 START_TEST(test_deadlock_origin_is_the_failed_link)
@@ -1391,6 +1422,7 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_incast_for_configurable);
 	tcase_add_test(tc, test_link_flap);
 	tcase_add_test(tc, test_target_silent);
+	tcase_add_test(tc, test_target_silent_with_a_slow_series);
 	tcase_add_test(tc, test_rail_misalignment);
 	tcase_add_test(tc, test_deadlock_origin_is_the_failed_link);
 	tcase_add_test(tc, test_drops_on_a_cycle_are_one_incident);
