@@ -49,6 +49,49 @@ static char *json_error(const char *msg)
 
 static const char *const fault_names[] = { "ok", "silent", "refuse" };
 
+/* The model's background events (flaps' downs and ups, reboots), the
+ * last STATUS_BG_EVENTS of them, oldest first: what a healthy fabric
+ * did that fabmond may rightly report (a link flapping). */
+#define STATUS_BG_EVENTS 64
+
+static void status_background(FILE *out, const struct fabsim *f)
+{
+	static const char *const names[] = {
+		[SIM_MODEL_BG_LINK_DOWN] = "link_down",
+		[SIM_MODEL_BG_LINK_UP] = "link_up",
+		[SIM_MODEL_BG_REBOOT] = "reboot",
+		[SIM_MODEL_BG_MICROBURST] = "microburst",
+	};
+	size_t n = sim_model_bg_n_events(f->m);
+	size_t i0 = n > STATUS_BG_EVENTS ? n - STATUS_BG_EVENTS : 0;
+	for (size_t i = i0; i < n; i++) {
+		const struct sim_model_bg_event *e =
+		    sim_model_bg_event(f->m, i);
+		if (!e || (unsigned)e->kind >= SIM_MODEL_BG_KINDS)
+			continue;
+		fprintf(out, "%s{\"t\":%.3f,\"do\":\"%s\",\"node\":",
+			i > i0 ? "," : "", (double)e->at_ns / NS_PER_S,
+			names[e->kind]);
+		json_str(out, sim_topo_node(f->topo, e->node)->name);
+		if (e->port != (size_t)-1) {
+			const struct sim_port *p =
+			    sim_topo_port(f->topo, e->port);
+			char buf[256];
+			snprintf(buf, sizeof buf, "%s:%s", p->node->name,
+				 p->name);
+			fprintf(out, ",\"port\":");
+			json_str(out, buf);
+			if (p->peer) {
+				snprintf(buf, sizeof buf, "%s:%s",
+					 p->peer->node->name, p->peer->name);
+				fprintf(out, ",\"peer\":");
+				json_str(out, buf);
+			}
+		}
+		fprintf(out, "}");
+	}
+}
+
 static char *status_json(const struct fabsim *f)
 {
 	char *buf = NULL;
@@ -89,6 +132,8 @@ static char *status_json(const struct fabsim *f)
 		fprintf(out, "%s{\"id\":%zu,\"do\":\"%s\",\"active\":%s}",
 			i > 1 ? "," : "", i, k, active ? "true" : "false");
 	}
+	fprintf(out, "],\"background\":[");
+	status_background(out, f);
 	fprintf(out, "],\"switches\":[");
 	bool first = true;
 	for (size_t id = 0; id < sim_topo_n_nodes(t); id++) {

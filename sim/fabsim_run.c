@@ -82,6 +82,13 @@ static int fabsim_load_view(struct fabsim *f, uint64_t seed)
 		rc = sim_visibility_mark(f->vis, nolldp, SIM_VIS_NO_LLDP, err,
 					 sizeof err);
 	}
+	if (!rc) {
+		what = "visibility: no_pause_time";
+		rc = sim_visibility_mark(
+		    f->vis,
+		    sim_scenario_visibility(sc, SIM_SCENARIO_VIS_NO_PAUSE_TIME),
+		    SIM_VIS_NO_PAUSE_TIME, err, sizeof err);
+	}
 	if (rc) {
 		fprintf(stderr, "fabsim: %s: %s\n", what, err);
 		return FABSIM_EXIT_USAGE;

@@ -592,8 +592,7 @@ static void publish_sonic_pgs(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 }
 
 static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
-			       const struct sim_model_switch_port *c,
-			       bool first_time)
+			       const struct sim_model_switch_port *c)
 {
 	const char *name = s->node->ports[i].name;
 	bool first = true;
@@ -610,12 +609,18 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 	fieldk(g, &first, JK("SAI_PORT_STAT_IF_OUT_ERRORS"), 0);
 	fieldk(g, &first, JK("SAI_PORT_STAT_PAUSE_RX_PKTS"), 0);
 	fieldk(g, &first, JK("SAI_PORT_STAT_PAUSE_TX_PKTS"), 0);
+	/* A platform that collects no pause durations (visibility.h)
+	 * has no such fields at all. */
+	bool durations = !(sim_visibility_flags(g->vis, s->node->id) &
+			   SIM_VIS_NO_PAUSE_TIME);
 	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
 		const struct sim_model_switch_prio *q = &c->prio[p];
 		fieldk(g, &first, pfc_key(g, p, 0), q->pfc_rx_frames);
 		fieldk(g, &first, pfc_key(g, p, 1), q->pfc_tx_frames);
-		fieldk(g, &first, pfc_key(g, p, 2), q->pfc_rx_pause_us);
-		fieldk(g, &first, pfc_key(g, p, 3), q->pfc_tx_pause_us);
+		if (durations) {
+			fieldk(g, &first, pfc_key(g, p, 2), q->pfc_rx_pause_us);
+			fieldk(g, &first, pfc_key(g, p, 3), q->pfc_tx_pause_us);
+		}
 		fieldk(g, &first, pfc_key(g, p, 4), q->pfc_rx_transitions);
 	}
 	put(g, "}");
@@ -650,16 +655,20 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 		publish_sonic_pg_map(g, s);
 	publish_sonic_pgs(g, s, i, c);
 
-	if (!first_time || !g->lossless)
+	if (!g->lossless)
 		return;
-	/* The watchdog's entries for the lossless queues: the model has
-	 * no watchdog, so it is operational and has never fired. */
+	/* The watchdog's entries for the lossless queues, from the model's
+	 * PFC watchdog (SONiC's pfcwd, action drop): stormed or
+	 * operational, storms and restorations, and the packets its drop
+	 * action dropped (counted by SONiC as they leave: TX). A switch
+	 * whose watchdog is off stays operational and never fires. */
 	begin(g);
 	put(g, "{");
 	bool any = false;
 	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++) {
 		if (!(g->lossless & (1u << p)))
 			continue;
+		const struct sim_model_switch_prio *q = &c->prio[p];
 		char key[96];
 		snprintf(key, sizeof key, "%s\"%s:%u\":{", any ? "," : "", name,
 			 p);
@@ -667,14 +676,15 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 		put(g, key);
 		put(g, "\"PFC_WD_ACTION\":\"drop\",\"PFC_WD_DETECTION_TIME\":"
 		       "\"200000\",\"PFC_WD_RESTORATION_TIME\":\"200000\","
-		       "\"PFC_WD_STATUS\":\"operational\"");
+		       "\"PFC_WD_STATUS\":");
+		put(g, q->pfcwd_stormed ? "\"stormed\"" : "\"operational\"");
 		first = false;
 		fieldk(g, &first, JK("PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"),
-		       0);
+		       q->pfcwd_storms);
 		fieldk(g, &first, JK("PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"),
-		       0);
+		       q->pfcwd_restores);
 		fieldk(g, &first, JK("PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS"),
-		       0);
+		       q->pfcwd_drops);
 		fieldk(g, &first, JK("PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS"),
 		       0);
 		put(g, "}");
@@ -775,15 +785,16 @@ static void publish_oc_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 				 "/interfaces/interface[name=%s]/ethernet/pfc/"
 				 "priorities/priority[index=%u]/state",
 				 name, p));
-		if (!first_time || !(g->lossless & (1u << p)))
+		if (!(g->lossless & (1u << p)))
 			continue;
+		/* The watchdog's counts, from the model's PFC watchdog. */
 		begin(g);
 		put(g, "{\"index\":");
 		put_u64(g, p);
 		put(g, ",\"queue-type\":\"UNICAST\"");
 		first = false;
-		fieldk(g, &first, JK("stuck-count"), 0);
-		fieldk(g, &first, JK("recovery-count"), 0);
+		fieldk(g, &first, JK("stuck-count"), q->pfcwd_storms);
+		fieldk(g, &first, JK("recovery-count"), q->pfcwd_restores);
 		put(g, "}");
 		set_json(g,
 			 leaf_at(s, i, OC_WD0 + p,
@@ -829,7 +840,7 @@ static void publish_switch(struct sim_serve_gnmi *g, struct sw *s,
 			continue;
 		s->sig[i] = h;
 		if (s->node->flavour == SIM_FLAVOUR_SONIC)
-			publish_sonic_port(g, s, i, &c, first_time);
+			publish_sonic_port(g, s, i, &c);
 		else
 			publish_oc_port(g, s, i, &c, first_time);
 	}

@@ -71,7 +71,8 @@ static int mark_one(struct sim_visibility *v, const struct sim_node *n,
 		    unsigned flag, char *err, size_t errlen)
 {
 	bool host = n->kind == SIM_NODE_HOST;
-	if (flag == SIM_VIS_NO_LLDP && host) {
+	if ((flag == SIM_VIS_NO_LLDP || flag == SIM_VIS_NO_PAUSE_TIME) &&
+	    host) {
 		snprintf(err, errlen, "%s is a host, not a switch", n->name);
 		return -EINVAL;
 	}

@@ -17,6 +17,12 @@
  *                        SNMP LLDP-MIB absent). It still runs LLDP on
  *                        its links: its neighbours name it.
  *   SIM_VIS_NO_NIC       a host without NIC telemetry (no NIC tree).
+ *   SIM_VIS_NO_PAUSE_TIME a SONiC switch on a platform whose flex
+ *                        counters collect no PFC pause durations
+ *                        (SAI_PORT_STAT_PFC_<p>_{RX,TX}_PAUSE_DURATION_US
+ *                        are collected on Mellanox and VS platforms for
+ *                        the PFC watchdog, not on Broadcom's): frames,
+ *                        transitions and the watchdog only.
  *
  * What a monitored switch's LLDP names: every neighbour switch (they
  * all run LLDP, monitored or not) and every host, except unmonitored
@@ -35,9 +41,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_VIS_UNMONITORED 1u
-#define SIM_VIS_NO_LLDP	    2u
-#define SIM_VIS_NO_NIC	    4u
+#define SIM_VIS_UNMONITORED   1u
+#define SIM_VIS_NO_LLDP	      2u
+#define SIM_VIS_NO_NIC	      4u
+#define SIM_VIS_NO_PAUSE_TIME 8u
 
 struct sim_visibility {
 	const struct sim_topo *topo;
@@ -52,7 +59,8 @@ void sim_visibility_free(struct sim_visibility *v);
 
 /*
  * Marks the nodes named in list ("a,b,c"; spaces around names allowed)
- * with flag. SIM_VIS_NO_LLDP takes switches only, SIM_VIS_NO_NIC hosts
+ * with flag. SIM_VIS_NO_LLDP and SIM_VIS_NO_PAUSE_TIME take switches
+ * only, SIM_VIS_NO_NIC hosts
  * only. 0, or -EINVAL with a message naming the node in err.
  */
 int sim_visibility_mark(struct sim_visibility *v, const char *list,

@@ -54,6 +54,7 @@ static const char *const shipped[] = {
 	"ecn_above_xoff",    "link_flap",      "switch_reboot",
 	"pause_on_lossy",    "target_silent",  "target_refuse",
 	"rail_misalignment", "pfc_deadlock",   "congestion_spreading",
+	"storm_unmonitored", "storm_watchdog",
 };
 #define N_SHIPPED (sizeof shipped / sizeof shipped[0])
 

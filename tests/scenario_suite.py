@@ -440,8 +440,8 @@ class BenignRun(Run):
         ends = {"%s:%s" % (o["device"], o["port"])}
         ends |= {s for s in r["subjects"]}
         downs = sorted(float(e["t"]) for e in self.background
-                       if e.get("do") in ("link_flap", "flap")
-                       and e.get("port") in ends)
+                       if e.get("do") == "link_down"
+                       and (e.get("port") in ends or e.get("peer") in ends))
         return any(downs[i + FLAP_COUNT - 1] - downs[i] <= FLAP_WINDOW_S
                    for i in range(len(downs) - FLAP_COUNT + 1))
 
