@@ -318,6 +318,9 @@ static const char *expected_kind(enum sim_scenario_kind k)
  */
 static int64_t sample_phase;
 static int64_t worst_latency[RULES_KINDS];
+/* The model's background: 0 off (the scenarios' exact physics), -1 as
+ * the scenario file says (on by default). */
+static int background;
 
 /* Runs one scenario; returns the number of failures and prints rows. */
 static int run_scenario(const char *name)
@@ -329,9 +332,7 @@ static int run_scenario(const char *name)
 	struct run *x = calloc(1, sizeof *x);
 	x->sc = sim_scenario_load(path, err, sizeof err);
 	ck_assert_msg(x->sc, "%s", err);
-	/* The model's background off for now: the rules are scored on the
-	   scenarios' exact physics until they hold on its noise. */
-	sim_scenario_set_background_override(x->sc, 0);
+	sim_scenario_set_background_override(x->sc, background);
 	x->t = sim_scenario_topo(x->sc);
 	x->m = sim_model_new(x->t, sim_scenario_seed(x->sc), err, sizeof err);
 	ck_assert_msg(x->m, "%s", err);
@@ -522,6 +523,34 @@ START_TEST(test_sampled_off_the_second)
 }
 END_TEST
 
+/*
+ * Every scenario again on the model's background (microbursts, ECN
+ * marks and CNPs, background discards, lossy drops, FCS errors, flaps
+ * and reboots): the same incidents at the same origins, nothing else.
+ * Sampling here is exact (on the second, none late or lost); the end
+ * to end suite adds fabsim's late and lost samples.
+ */
+START_TEST(test_on_the_background)
+{
+	static const char *const names[] = {
+		"healthy",	     "benign_bursts",
+		"nic_pfc_storm",     "incast",
+		"lossless_drops",    "pause_on_lossy",
+		"ecn_above_xoff",    "dcqcn_disabled",
+		"link_flap",	     "switch_reboot",
+		"target_silent",     "target_refuse",
+		"rail_misalignment", "congestion_spreading",
+		"pfc_deadlock",	     "demo",
+	};
+	int failures = 0;
+	background = -1;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		failures += run_scenario(names[i]);
+	background = 0;
+	ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 static Suite *rules_sim_suite(void)
 {
 	Suite *s = suite_create("rules_sim");
@@ -547,6 +576,7 @@ static Suite *rules_sim_suite(void)
 	tc = tcase_create("phase");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_sampled_off_the_second);
+	tcase_add_test(tc, test_on_the_background);
 	suite_add_tcase(s, tc);
 	return s;
 }
