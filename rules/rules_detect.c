@@ -313,6 +313,17 @@ void rules_nic_rules(struct rules *r, int64_t now)
 				 !phas(r, (uint32_t)y, prio, F_OCC)) ||
 				pval(r, (uint32_t)y, prio, F_ECN) > 0 ||
 				pval(r, (uint32_t)y, prio, F_OCC) > 0;
+		/* ... and hold its queue above Kmin: then a good part of
+		 * what it sends the receiver is marked. A microburst holds
+		 * it there for a pause's tens of microseconds, marking a
+		 * few per ten thousand (where the last hop's packets on
+		 * the priority are known). */
+		double sent = -1;
+		if (y >= 0 && prio >= 0 &&
+		    phas(r, (uint32_t)y, prio, F_TX_PKTS))
+			sent = pval(r, (uint32_t)y, prio, F_TX_PKTS);
+		if (sent >= 0 && ce < r->c.r.incast_ce_ratio * sent)
+			last_hop = false;
 		/* Senders DCQCN does not reach (no marks on their path)
 		 * are held by pause instead: the NICs the receiver's
 		 * switch pauses count too. */
@@ -349,6 +360,8 @@ void rules_nic_rules(struct rules *r, int64_t now)
 			rules_cand_ev(r, c, "roce_ce_pps", p, ce);
 			rules_cand_ev(r, c, "cnp_sent_pps", p, cnp);
 			rules_cand_ev(r, c, "senders", NONE, (double)others);
+			if (sent > 0)
+				rules_cand_ev(r, c, "ce_ratio", p, ce / sent);
 			if (has_peer(r, p) && prio >= 0 &&
 			    phas(r, (uint32_t)r->peer[p], prio, F_ECN))
 				rules_cand_ev(

@@ -6,7 +6,9 @@
  * second of receive discards for unrelated reasons raises nothing; a
  * lossless drop is per-priority evidence, or receive discards at a port
  * really in XOFF that rise clearly above that port's own baseline; a
- * link's flush is the link's. The background is drawn from a seeded
+ * link's flush is the link's. A NIC's CE marks and CNPs from
+ * microbursts are no incast; a receiver whose last hop marks a large
+ * share of its packets is. The background is drawn from a seeded
  * generator, so every run sees the same samples.
  */
 #include "config.h"
@@ -415,6 +417,90 @@ START_TEST(test_reboot_is_no_lossless_drop)
 }
 END_TEST
 
+/* One receiver, r0:mlx5_0, behind leaf0:Ethernet0 (which marks and sends
+ * it packets on priority 3, SONiC's queue counters), and six NICs that
+ * may send to it. What the fabsim background and a real incast showed
+ * (per second): */
+struct nic_fig {
+	double ce, cnp, marked, sent; /* receiver; its last hop */
+	double handled[6];	      /* the senders' handled CNPs */
+};
+
+static void receiver(const struct nic_fig *f)
+{
+	link2("leaf0", "Ethernet0", "r0", "mlx5_0");
+	set("leaf0", "Ethernet0", FM_C_ECN_MARKED, 3, f->marked);
+	set("leaf0", "Ethernet0", FM_C_QUEUE_TX_PACKETS, 3, f->sent);
+	set("r0", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, f->ce);
+	set("r0", "mlx5_0", FM_C_CNP_SENT, 0, f->cnp);
+	for (int i = 0; i < 6; i++) {
+		char d[8];
+		snprintf(d, sizeof d, "s%d", i);
+		set(d, "mlx5_0", FM_C_CNP_HANDLED, 0, f->handled[i]);
+	}
+}
+
+/* Background microbursts at a receiver on a fabric at 0.9 load (fabsim's
+ * background: the benign generated fabric, benign_bursts, ecn_above_xoff
+ * and nic_pfc_storm): hundreds of CNPs/s, thousands of CE/s, handled by
+ * the senders of the receiver's flows and of other receivers' bursts,
+ * but ~1e-4 of the packets its last hop sends it. No incast. */
+START_TEST(test_microbursts_are_no_incast)
+{
+	static const struct nic_fig seen[] = {
+		{ 1213, 144, 1213, 1.08e7, { 72, 72 } },
+		{ 1834, 263, 1834, 1.08e7, { 70, 70, 63, 60 } },
+		{ 2259, 227, 1697, 1.08e7, { 80, 80, 67 } },
+		{ 1907, 227, 1731, 1.08e7, { 114, 113 } },
+		{ 1174, 189, 1367, 1.08e7, { 95, 94 } },
+	};
+	for (size_t i = 0; i < sizeof seen / sizeof *seen; i++) {
+		receiver(&seen[i]);
+		steps(6);
+		ck_assert_msg(fired(RULES_INCAST) == 0, "case %zu", i);
+	}
+	/* The same receiver overloaded by six senders at line rate
+	 * (fabsim's incast: a quarter of its packets marked): it fires
+	 * on the first sample, as before. */
+	static const struct nic_fig incast = {
+		2.4e6, 3e5, 2.4e6, 9.6e6, { 5e4, 5e4, 5e4, 5e4, 5e4, 5e4 }
+	};
+	receiver(&incast);
+	step();
+	ck_assert_uint_eq(fired(RULES_INCAST), 1);
+}
+END_TEST
+
+/* Two senders bursting onto a receiver whose last hop drops at XOFF
+ * (fabsim's lossless_drops): the bursts' seconds mark 15% to all of the
+ * packets. An incast. */
+START_TEST(test_short_incast_bursts_fire)
+{
+	static const struct nic_fig burst = {
+		1.2e6, 5e4, 1.2e6, 7.7e6, { 2.5e4, 2.5e4 }
+	};
+	receiver(&burst);
+	steps(2);
+	ck_assert_uint_eq(fired(RULES_INCAST), 1);
+}
+END_TEST
+
+/* incast_ce_ratio: 0 judges by the CNP floor and the last hop's marks
+ * alone (the rule before the fraction): the microbursts pass it. */
+START_TEST(test_incast_ce_ratio_configurable)
+{
+	fab_close();
+	fab_open("interval: 1s\nlossless_priorities: [3]\n"
+		 "rules:\n  incast_ce_ratio: 0\n");
+	static const struct nic_fig weak = {
+		1213, 144, 1213, 1.08e7, { 72, 72 }
+	};
+	receiver(&weak);
+	steps(2);
+	ck_assert_uint_eq(fired(RULES_INCAST), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("rules_noise");
@@ -431,6 +517,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_queue_drops_on_a_link_change);
 	tcase_add_test(tc, test_flap_drops_are_its_evidence);
 	tcase_add_test(tc, test_reboot_is_no_lossless_drop);
+	tcase_add_test(tc, test_microbursts_are_no_incast);
+	tcase_add_test(tc, test_short_incast_bursts_fire);
+	tcase_add_test(tc, test_incast_ce_ratio_configurable);
 	suite_add_tcase(s, tc);
 	return s;
 }
