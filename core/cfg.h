@@ -69,6 +69,7 @@ struct cfg_rules {
 				     cycle makes no progress */
 	unsigned incast_senders;  /* senders handling CNPs at once */
 	double incast_min_cnp;	  /* CNPs/s the receiver must send */
+	double incast_ce_ratio;	  /* CE over the last hop's packets */
 	uint64_t incast_for_ns;
 	uint64_t drop_for_ns;
 	double discard_pause_ratio; /* tx pause that makes a port's receive

@@ -43,6 +43,7 @@ void cfg_rules_defaults(struct cfg *c)
 	r->deadlock_progress = 1;
 	r->incast_senders = 2;
 	r->incast_min_cnp = 100;
+	r->incast_ce_ratio = 0.005;
 	r->incast_for_ns = 1 * NS_PER_S;
 	r->drop_for_ns = 0;
 	r->discard_pause_ratio = 0.002;
@@ -107,6 +108,7 @@ enum {
 	R_DEADLOCK_PROGRESS,
 	R_INCAST_SENDERS,
 	R_INCAST_MIN_CNP,
+	R_INCAST_CE_RATIO,
 	R_INCAST_FOR,
 	R_DROP_FOR,
 	R_DISCARD_PAUSE_RATIO,
@@ -133,6 +135,7 @@ static const char *const rules_keys[R_N] = {
 	[R_DEADLOCK_PROGRESS] = "deadlock_progress_pps",
 	[R_INCAST_SENDERS] = "incast_senders",
 	[R_INCAST_MIN_CNP] = "incast_min_cnp_pps",
+	[R_INCAST_CE_RATIO] = "incast_ce_ratio",
 	[R_INCAST_FOR] = "incast_for",
 	[R_DROP_FOR] = "lossless_drop_for",
 	[R_DISCARD_PAUSE_RATIO] = "discard_pause_ratio",
@@ -180,6 +183,8 @@ int cfg_parse_rules(struct ytree_ctx *x, struct cfg *c,
 				 &r->incast_senders)) ||
 	    (rc = opt_number(x, &f, R_INCAST_MIN_CNP, 0, 1e12,
 			     &r->incast_min_cnp)) ||
+	    (rc = opt_number(x, &f, R_INCAST_CE_RATIO, 0, 1,
+			     &r->incast_ce_ratio)) ||
 	    (rc = ytree_opt_duration(x, &f, R_INCAST_FOR, 0, HOUR_NS, true,
 				     &r->incast_for_ns)) ||
 	    (rc = ytree_opt_duration(x, &f, R_DROP_FOR, 0, HOUR_NS, true,

@@ -230,6 +230,8 @@ void rules_free(struct rules *r)
 	free(r->down_at);
 	free(r->cycle_at);
 	free(r->cycle_key);
+	free(r->dhold_at);
+	free(r->dhold_v);
 	free(r->flap_n);
 	free(r->base);
 	free(r->pbase);
@@ -463,6 +465,8 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->down_at, cap, ncap);
 	GROW(r->cycle_at, cap, ncap);
 	GROW(r->cycle_key, cap, ncap);
+	GROW(r->dhold_at, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	GROW(r->dhold_v, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->flap_n, cap, ncap);
 	GROW(r->base, cap, ncap);
 	GROW(r->pbase, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);

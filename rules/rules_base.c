@@ -294,3 +294,22 @@ bool rules_link_suspect(const struct rules *r, uint32_t p, int64_t now)
 	/* The other end may report the change first. */
 	return has_peer(r, p) && link_recent(r, (uint32_t)r->peer[p], now);
 }
+
+/* Whether a port of device d changed its link state lately (this tick
+ * included). */
+static bool dev_link_recent(const struct rules *r, uint32_t d, int64_t now)
+{
+	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+		uint32_t x = DEV_PORTS(r, d)[k];
+		if ((r->valid[x] & PV_LINK) || link_recent(r, x, now))
+			return true;
+	}
+	return false;
+}
+
+bool rules_link_near(const struct rules *r, uint32_t p, int64_t now)
+{
+	if (dev_link_recent(r, r->devi[p], now))
+		return true;
+	return has_peer(r, p) && dev_link_recent(r, r->devi[r->peer[p]], now);
+}

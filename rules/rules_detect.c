@@ -149,6 +149,49 @@ static void ecn_after_pfc_rules(struct rules *r, int q, int64_t now)
 	}
 }
 
+/*
+ * A switch's drops wait for the other samples of their interval: targets
+ * publish on phases of their own, so what explains drops seen at one
+ * switch (a pause cycle the other switches' samples close, a link change
+ * another switch reports) may come in up to a sample interval later.
+ * Drops off a cycle are held for a window from the tick that first shows
+ * them, their peak kept, then judged; while they go on after that they
+ * pass at once, until a window without any. Returns whether they still
+ * wait; *drops: this tick's, on release the held peak if greater.
+ * dhold_at: 0 nothing, > 0 held since, < 0 released (-last seen).
+ */
+static bool drop_held(struct rules *r, uint32_t p, int q, int64_t now, bool cyc,
+		      double *drops)
+{
+	size_t li = lix(r, p, q);
+	int64_t at = r->dhold_at[li];
+	if (at < 0) {
+		if (now + at <= r->c.window_ns && *drops > 0) {
+			r->dhold_at[li] = -now;
+			return false;
+		}
+		r->dhold_at[li] = at = 0;
+	}
+	if (at > 0 && r->dhold_v[li] > *drops)
+		*drops = r->dhold_v[li];
+	if (cyc || (at > 0 && now - at >= r->c.window_ns)) {
+		if (at > 0)
+			r->n_dhold--;
+		r->dhold_at[li] = *drops > 0 ? -now : 0;
+		return false;
+	}
+	if (!(*drops > 0))
+		return false;
+	if (!at) {
+		r->dhold_at[li] = now;
+		r->dhold_v[li] = 0;
+		r->n_dhold++;
+	}
+	if (*drops > r->dhold_v[li])
+		r->dhold_v[li] = (float)*drops;
+	return true;
+}
+
 /* Drops on the lossless priority: a switch is one incident per device,
  * a NIC one per port. */
 static void drop_rules(struct rules *r, int q, int64_t now)
@@ -158,12 +201,18 @@ static void drop_rules(struct rules *r, int q, int64_t now)
 	for (uint32_t p = 0; p < r->n_ports; p++) {
 		/* Drops and discards are figures other than 0 that
 		 * PV_ACTIVE marks. */
-		if (!(r->valid[p] & PV_ACTIVE))
+		if (!(r->valid[p] & PV_ACTIVE) &&
+		    !(r->n_dhold && r->dhold_at[lix(r, p, q)] > 0))
 			continue;
 		/* A link going down or up flushes the port's queues: those
 		 * drops are the link's (evidence on its link_flap). */
-		if (rules_link_suspect(r, p, now))
+		if (rules_link_suspect(r, p, now)) {
+			size_t li = lix(r, p, q);
+			if (r->dhold_at[li] > 0)
+				r->n_dhold--;
+			r->dhold_at[li] = 0;
 			continue;
+		}
 		double drops = pval(r, p, q, F_DROPS), base = -1;
 		bool nic = r->is_nic[p];
 		/* NIC buffer drops have no priority: count them once, on
@@ -181,11 +230,22 @@ static void drop_rules(struct rules *r, int q, int64_t now)
 		    rules_base_xoff(r, p, q) &&
 		    rules_base_above(r, p, disc, &base))
 			drops = disc;
+		bool cyc = !nic && in_cycle(r, p, now);
+		if (!nic && drop_held(r, p, q, now, cyc, &drops))
+			continue;
 		if (!(drops > 0))
+			continue;
+		/* A link change on the switch or on the one it sends to
+		 * reroutes: what was queued for the old routes may be
+		 * flushed at the ports around it, a sample before another
+		 * switch reports the change or a cycle the new routes
+		 * close is seen. Those drops are the link change's unless
+		 * they are on a cycle. */
+		if (!nic && !cyc && rules_link_near(r, p, now))
 			continue;
 		rules_cand_reset(c);
 		store_label dev = r->pdev[p], port = nic ? r->pname[p] : 0;
-		if (!nic && in_cycle(r, p, now)) {
+		if (cyc) {
 			/* Drops on the ports of a pause cycle (its buffers
 			 * overflowing as it forms, or the watchdog breaking
 			 * it): one incident for the cycle, at its member
@@ -313,6 +373,17 @@ void rules_nic_rules(struct rules *r, int64_t now)
 				 !phas(r, (uint32_t)y, prio, F_OCC)) ||
 				pval(r, (uint32_t)y, prio, F_ECN) > 0 ||
 				pval(r, (uint32_t)y, prio, F_OCC) > 0;
+		/* ... and hold its queue above Kmin: then a good part of
+		 * what it sends the receiver is marked. A microburst holds
+		 * it there for a pause's tens of microseconds, marking a
+		 * few per ten thousand (where the last hop's packets on
+		 * the priority are known). */
+		double sent = -1;
+		if (y >= 0 && prio >= 0 &&
+		    phas(r, (uint32_t)y, prio, F_TX_PKTS))
+			sent = pval(r, (uint32_t)y, prio, F_TX_PKTS);
+		if (sent >= 0 && ce < r->c.r.incast_ce_ratio * sent)
+			last_hop = false;
 		/* Senders DCQCN does not reach (no marks on their path)
 		 * are held by pause instead: the NICs the receiver's
 		 * switch pauses count too. */
@@ -349,6 +420,8 @@ void rules_nic_rules(struct rules *r, int64_t now)
 			rules_cand_ev(r, c, "roce_ce_pps", p, ce);
 			rules_cand_ev(r, c, "cnp_sent_pps", p, cnp);
 			rules_cand_ev(r, c, "senders", NONE, (double)others);
+			if (sent > 0)
+				rules_cand_ev(r, c, "ce_ratio", p, ce / sent);
 			if (has_peer(r, p) && prio >= 0 &&
 			    phas(r, (uint32_t)r->peer[p], prio, F_ECN))
 				rules_cand_ev(

@@ -337,6 +337,9 @@ struct rules {
 	int64_t *down_at;    /* the link last seen going down (0: never) */
 	int64_t *cycle_at;   /* last seen in a pause cycle (0: never) */
 	uint32_t *cycle_key; /* that cycle's member that sorts first */
+	int64_t *dhold_at;   /* a switch's drops first seen [lix] (0: none) */
+	float *dhold_v;	     /* their peak while held [lix] */
+	uint32_t n_dhold;    /* held entries */
 	uint8_t *flap_n;
 	struct dbase *base;  /* receive-discard baselines (rules_base.c) */
 	struct pbase *pbase; /* pause baselines [lix] (rules_base.c) */
@@ -630,6 +633,9 @@ void rules_base_learn(struct rules *r, int64_t now);
 /* Drops at port p now are its link's: it is down, or its link changed
  * within the last windows (a link change flushes the queues). */
 bool rules_link_suspect(const struct rules *r, uint32_t p, int64_t now);
+/* A link of port p's switch or of the switch at its other end changed
+ * within the same windows: the routes through them are converging. */
+bool rules_link_near(const struct rules *r, uint32_t p, int64_t now);
 /* Port p's last link change was seen at now (flap_rules). */
 static inline void rules_link_changed(struct rules *r, uint32_t p, int64_t now)
 {

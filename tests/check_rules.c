@@ -815,7 +815,7 @@ START_TEST(test_lossless_drop_switch_and_nic)
 	set("leaf0", "Ethernet8", FM_C_PG_DROPS, 3, 20);
 	set("host0", "mlx5_0", FM_C_NIC_OUT_OF_BUFFER, 0, 7);
 	set("host0", "mlx5_0", FM_C_RDMA_ACK_TIMEOUTS, 0, 3);
-	step();
+	steps(2); /* a switch's drops wait a sample (a NIC's do not) */
 	struct rules_snapshot s;
 	const struct rules_incident *in;
 	rules_snapshot(F.r, false, &s);

@@ -6,7 +6,9 @@
  * second of receive discards for unrelated reasons raises nothing; a
  * lossless drop is per-priority evidence, or receive discards at a port
  * really in XOFF that rise clearly above that port's own baseline; a
- * link's flush is the link's. The background is drawn from a seeded
+ * link's flush is the link's. A NIC's CE marks and CNPs from
+ * microbursts are no incast; a receiver whose last hop marks a large
+ * share of its packets is. The background is drawn from a seeded
  * generator, so every run sees the same samples.
  */
 #include "config.h"
@@ -223,7 +225,7 @@ START_TEST(test_discards_in_xoff_above_baseline)
 	ck_assert_uint_eq(fired_all(), 0);
 	pause_tx[2] = 0.3;
 	disc_mean[2] = 200;
-	run(1);
+	run(2); /* a switch's drops wait a sample */
 	struct drop d;
 	ck_assert(drop_at("leaf0", 3, &d));
 	ck_assert(d.peak >= 100);
@@ -268,7 +270,7 @@ START_TEST(test_each_port_by_its_own_baseline)
 	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
 	pause_tx[2] = 0.3;
 	disc_const[2] = 8;
-	run(1);
+	run(2); /* a switch's drops wait a sample */
 	ck_assert(drop_at("leaf0", 3, NULL));
 }
 END_TEST
@@ -295,10 +297,10 @@ START_TEST(test_short_xoffs_against_the_pause_baseline)
 		pause_tx[2] = 0.005;
 		disc_const[2] = 600;
 		run(1);
-		ck_assert(drop_at("leaf0", 3, NULL));
 		pause_tx[2] = 1e-4;
 		disc_const[2] = 0;
-		run(1);
+		run(1); /* judged a sample later, on its peak */
+		ck_assert(drop_at("leaf0", 3, NULL));
 	}
 }
 END_TEST
@@ -323,7 +325,7 @@ START_TEST(test_pg_drops_at_once)
 	run(2);
 	ck_assert_uint_eq(fired_all(), 0);
 	set("leaf0", sw_port(4), FM_C_PG_DROPS, 3, 10);
-	run(1);
+	run(2); /* a switch's drops wait a sample */
 	ck_assert(drop_at("leaf0", 3, NULL));
 }
 END_TEST
@@ -347,7 +349,7 @@ START_TEST(test_queue_drops_on_a_link_change)
 	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
 	/* The link long settled: a drop is the priority's. */
 	set("leaf0", sw_port(3), FM_C_QUEUE_DROPS, 3, 20);
-	run(1);
+	run(2); /* a switch's drops wait a sample */
 	ck_assert(drop_at("leaf0", 3, NULL));
 }
 END_TEST
@@ -415,6 +417,163 @@ START_TEST(test_reboot_is_no_lossless_drop)
 }
 END_TEST
 
+/* A reroute: spine1 loses its link to leaf3 and what leaf0 had queued
+ * towards spine1 for leaf3 is flushed at leaf0's uplink in the same
+ * sample (fabsim's pfc_deadlock at 12 s). Those drops are the link
+ * change's; once the routes have settled a drop there is a fault. */
+START_TEST(test_reroute_drops_next_to_a_link_change)
+{
+	sonic_leaf();
+	link2("leaf0", "Ethernet64", "spine1", "Ethernet1");
+	link2("spine1", "Ethernet4", "leaf3", "Ethernet40");
+	set("leaf0", "Ethernet64", FM_C_QUEUE_DROPS, 3, 0);
+	set("spine1", "Ethernet1", FM_C_LINK_UP, 0, 1);
+	set("spine1", "Ethernet4", FM_C_LINK_UP, 0, 1);
+	run(5);
+	set("spine1", "Ethernet4", FM_C_LINK_UP, 0, 0);
+	set("leaf0", "Ethernet64", FM_C_QUEUE_DROPS, 3, 252);
+	run(1);
+	set("leaf0", "Ethernet64", FM_C_QUEUE_DROPS, 3, 0);
+	run(5);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+	set("leaf0", "Ethernet64", FM_C_QUEUE_DROPS, 3, 252);
+	run(2); /* a switch's drops wait a sample */
+	ck_assert(drop_at("leaf0", 3, NULL));
+}
+END_TEST
+
+/* Switches publish on phases of their own: a1's sample shows the drops
+ * of a reroute's flush half a second before a0's and a2's samples close
+ * the pause cycle a0:e1 -> a1:e1 -> a2:e1 -> a0:e1 the new routes made
+ * (fabsim's pfc_deadlock with publish jitter). The drops are the cycle's
+ * incident, not a second one at a1. */
+START_TEST(test_drops_a_sample_before_their_cycle)
+{
+	const char *d[3] = { "a0", "a1", "a2" };
+	for (int i = 0; i < 3; i++) {
+		link2(d[i], "e1", d[(i + 1) % 3], "e0");
+		set(d[i], "e1", FM_C_PFC_RX_PAUSE, 3, 0);
+		set(d[i], "e0", FM_C_PFC_TX_PAUSE, 3, 0);
+		set(d[i], "e1", FM_C_QUEUE_TX_PACKETS, 3, 1e6);
+		set(d[i], "e1", FM_C_QUEUE_DROPS, 3, 0);
+	}
+	steps(3);
+	for (int i = 0; i < 3; i++) {
+		set(d[i], "e1", FM_C_PFC_RX_PAUSE, 3, 1.0);
+		set(d[i], "e0", FM_C_PFC_TX_PAUSE, 3, 1.0);
+		set(d[i], "e1", FM_C_QUEUE_TX_PACKETS, 3, 0);
+	}
+	set("a1", "e1", FM_C_QUEUE_DROPS, 3, 252);
+	static const char *const first[] = { "a1", NULL };
+	static const char *const rest[] = { "a0", "a2", NULL };
+	step_only(first, SEC / 2);
+	step_only(rest, SEC / 2);
+	set("a1", "e1", FM_C_QUEUE_DROPS, 3, 0);
+	for (int k = 0; k < 3; k++) {
+		step_only(first, SEC / 2);
+		step_only(rest, SEC / 2);
+	}
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	bool cycle = false;
+	for (size_t i = 0; i < s.n_active; i++) {
+		const struct rules_incident *in = &s.active[i];
+		if (in->kind != RULES_LOSSLESS_DROP)
+			continue;
+		ck_assert_str_eq(in->subjects[0].device, "a0");
+		ck_assert_str_eq(in->subjects[0].port, "e1");
+		cycle = true;
+	}
+	rules_snapshot_free(&s);
+	ck_assert(cycle);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 1);
+}
+END_TEST
+
+/* One receiver, r0:mlx5_0, behind leaf0:Ethernet0 (which marks and sends
+ * it packets on priority 3, SONiC's queue counters), and six NICs that
+ * may send to it. What the fabsim background and a real incast showed
+ * (per second): */
+struct nic_fig {
+	double ce, cnp, marked, sent; /* receiver; its last hop */
+	double handled[6];	      /* the senders' handled CNPs */
+};
+
+static void receiver(const struct nic_fig *f)
+{
+	link2("leaf0", "Ethernet0", "r0", "mlx5_0");
+	set("leaf0", "Ethernet0", FM_C_ECN_MARKED, 3, f->marked);
+	set("leaf0", "Ethernet0", FM_C_QUEUE_TX_PACKETS, 3, f->sent);
+	set("r0", "mlx5_0", FM_C_ROCE_CE_RECEIVED, 0, f->ce);
+	set("r0", "mlx5_0", FM_C_CNP_SENT, 0, f->cnp);
+	for (int i = 0; i < 6; i++) {
+		char d[8];
+		snprintf(d, sizeof d, "s%d", i);
+		set(d, "mlx5_0", FM_C_CNP_HANDLED, 0, f->handled[i]);
+	}
+}
+
+/* Background microbursts at a receiver on a fabric at 0.9 load (fabsim's
+ * background: the benign generated fabric, benign_bursts, ecn_above_xoff
+ * and nic_pfc_storm): hundreds of CNPs/s, thousands of CE/s, handled by
+ * the senders of the receiver's flows and of other receivers' bursts,
+ * but ~1e-4 of the packets its last hop sends it. No incast. */
+START_TEST(test_microbursts_are_no_incast)
+{
+	static const struct nic_fig seen[] = {
+		{ 1213, 144, 1213, 1.08e7, { 72, 72 } },
+		{ 1834, 263, 1834, 1.08e7, { 70, 70, 63, 60 } },
+		{ 2259, 227, 1697, 1.08e7, { 80, 80, 67 } },
+		{ 1907, 227, 1731, 1.08e7, { 114, 113 } },
+		{ 1174, 189, 1367, 1.08e7, { 95, 94 } },
+	};
+	for (size_t i = 0; i < sizeof seen / sizeof *seen; i++) {
+		receiver(&seen[i]);
+		steps(6);
+		ck_assert_msg(fired(RULES_INCAST) == 0, "case %zu", i);
+	}
+	/* The same receiver overloaded by six senders at line rate
+	 * (fabsim's incast: a quarter of its packets marked): it fires
+	 * on the first sample, as before. */
+	static const struct nic_fig incast = {
+		2.4e6, 3e5, 2.4e6, 9.6e6, { 5e4, 5e4, 5e4, 5e4, 5e4, 5e4 }
+	};
+	receiver(&incast);
+	step();
+	ck_assert_uint_eq(fired(RULES_INCAST), 1);
+}
+END_TEST
+
+/* Two senders bursting onto a receiver whose last hop drops at XOFF
+ * (fabsim's lossless_drops): the bursts' seconds mark 15% to all of the
+ * packets. An incast. */
+START_TEST(test_short_incast_bursts_fire)
+{
+	static const struct nic_fig burst = {
+		1.2e6, 5e4, 1.2e6, 7.7e6, { 2.5e4, 2.5e4 }
+	};
+	receiver(&burst);
+	steps(2);
+	ck_assert_uint_eq(fired(RULES_INCAST), 1);
+}
+END_TEST
+
+/* incast_ce_ratio: 0 judges by the CNP floor and the last hop's marks
+ * alone (the rule before the fraction): the microbursts pass it. */
+START_TEST(test_incast_ce_ratio_configurable)
+{
+	fab_close();
+	fab_open("interval: 1s\nlossless_priorities: [3]\n"
+		 "rules:\n  incast_ce_ratio: 0\n");
+	static const struct nic_fig weak = {
+		1213, 144, 1213, 1.08e7, { 72, 72 }
+	};
+	receiver(&weak);
+	steps(2);
+	ck_assert_uint_eq(fired(RULES_INCAST), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("rules_noise");
@@ -431,6 +590,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_queue_drops_on_a_link_change);
 	tcase_add_test(tc, test_flap_drops_are_its_evidence);
 	tcase_add_test(tc, test_reboot_is_no_lossless_drop);
+	tcase_add_test(tc, test_reroute_drops_next_to_a_link_change);
+	tcase_add_test(tc, test_drops_a_sample_before_their_cycle);
+	tcase_add_test(tc, test_microbursts_are_no_incast);
+	tcase_add_test(tc, test_short_incast_bursts_fire);
+	tcase_add_test(tc, test_incast_ce_ratio_configurable);
 	suite_add_tcase(s, tc);
 	return s;
 }
