@@ -22,25 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-static void fab_up(const char *extra)
-{
-	char yaml[1024];
-	snprintf(yaml, sizeof yaml,
-		 "interval: 1s\nlossless_priorities: [3]\n%s",
-		 extra ? extra : "");
-	fab_open(yaml);
-}
-
-static void setup(void)
-{
-	fab_up(NULL);
-}
-
-static void teardown(void)
-{
-	fab_close();
-}
-
 /* A reboot of dev: its counters restart from zero. */
 static void reboot(const char *dev)
 {
@@ -447,7 +428,7 @@ static void ring3_tail(double ratio, double extra_frames)
 
 START_TEST(test_deadlock_fires_on_its_onset_sample)
 {
-	teardown();
+	fab_teardown();
 	fab_up("rules:\n  deadlock_for: 500ms\n");
 	link2("s0", "e1", "s1", "e0");
 	link2("s1", "e1", "s2", "e0");
@@ -631,8 +612,8 @@ START_TEST(test_spreading_fires_on_two_jittered_samples)
 	static const int64_t gap[] = { SEC * 85 / 100, SEC * 12 / 10 };
 	for (int k = 0; k < 2; k++) {
 		if (k) {
-			teardown();
-			setup();
+			fab_teardown();
+			fab_setup();
 		}
 		spreading_tree();
 		step();
@@ -981,7 +962,7 @@ END_TEST
  * same two senders held for three samples do. */
 START_TEST(test_incast_for_configurable)
 {
-	teardown();
+	fab_teardown();
 	fab_up("rules:\n  incast_for: 3s\n");
 	incast(2);
 	step(); /* first sample: no rates */
@@ -1012,7 +993,7 @@ END_TEST
 
 START_TEST(test_incast_k_configurable)
 {
-	teardown();
+	fab_teardown();
 	fab_up("rules:\n  incast_senders: 3\n");
 	incast(2);
 	steps(4);
@@ -1210,7 +1191,7 @@ END_TEST
  * until rules_kick() says samples arrived; then a tick follows. */
 START_TEST(test_kick_ticks_on_arrival)
 {
-	teardown();
+	fab_teardown();
 	fab_up("rules:\n  tick: 1h\n"
 	       "topology:\n"
 	       "  rails:\n"
@@ -1234,7 +1215,7 @@ END_TEST
 
 START_TEST(test_rail_misalignment)
 {
-	teardown();
+	fab_teardown();
 	fab_up("topology:\n"
 	       "  rails:\n"
 	       "    - {leaves: [leaf-a0, leaf-b0]}\n"
@@ -1258,7 +1239,7 @@ END_TEST
 
 START_TEST(test_pending_then_firing_and_recent_ring)
 {
-	teardown();
+	fab_teardown();
 	fab_up("rules:\n  storm_for: 3s\n  clear: 2s\n  keep_resolved: 2\n");
 	const char *hosts[3] = { "h0", "h1", "h2" };
 	for (int i = 0; i < 3; i++) {
@@ -1388,7 +1369,7 @@ static Suite *rules_suite(void)
 {
 	Suite *s = suite_create("rules");
 	TCase *tc = tcase_create("detections");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, fab_setup, fab_teardown);
 	tcase_add_test(tc, test_storm_origin_three_hops_upstream);
 	tcase_add_test(tc, test_storm_origin_with_skewed_arrivals);
 	tcase_add_test(tc, test_nic_storm_does_not_wait_for_the_nic_read);

@@ -27,25 +27,6 @@
 #define SPEED_100G   12.5e9
 #define REFRESH_100G (SPEED_100G * 8 / (512.0 * 65535.0))
 
-static void fab_up(const char *extra)
-{
-	char yaml[1024];
-	snprintf(yaml, sizeof yaml,
-		 "interval: 1s\nlossless_priorities: [3]\n%s",
-		 extra ? extra : "");
-	fab_open(yaml);
-}
-
-static void setup(void)
-{
-	fab_up(NULL);
-}
-
-static void teardown(void)
-{
-	fab_close();
-}
-
 /* A port with pause counters on priority 3, all 0, and a speed. */
 static void port(const char *dev, const char *p)
 {
@@ -502,7 +483,7 @@ static Suite *outside_suite(void)
 {
 	Suite *s = suite_create("rules_outside");
 	TCase *tc = tcase_create("outside");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, fab_setup, fab_teardown);
 	tcase_add_test(tc, test_no_peer_held_paused_is_a_far_end_storm);
 	tcase_add_test(tc, test_far_end_storm_tree_spreads);
 	tcase_add_test(tc, test_far_end_storm_waits_storm_for);

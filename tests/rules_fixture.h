@@ -92,6 +92,29 @@ static inline void fab_close(void)
 	cfg_free(F.cfg);
 }
 
+/* Opens the fixture on 1 s samples and lossless priority 3, with the
+ * config lines extra (NULL: none) after them. */
+static inline void fab_up(const char *extra)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof yaml,
+		 "interval: 1s\nlossless_priorities: [3]\n%s",
+		 extra ? extra : "");
+	fab_open(yaml);
+}
+
+/* Check's checked fixture: fab_up(NULL) before each test, fab_close()
+ * after it. */
+static inline void fab_setup(void)
+{
+	fab_up(NULL);
+}
+
+static inline void fab_teardown(void)
+{
+	fab_close();
+}
+
 /* a:ap and b:bp are cabled (an LLDP report from source "test"). */
 static inline void link2(const char *a, const char *ap, const char *b,
 			 const char *bp)
