@@ -26,4 +26,4 @@ bench_fabsim_sink_LDADD = $(FABMON_LIBS)
 $(bench_fabsim_sink_OBJECTS): proto/protoc.stamp
 # Detection latency per incident kind, every scenario end to end (a
 # script over tests/scenario_suite.py; prints figures).
-EXTRA_DIST += bench/bench_detect_latency.sh
+EXTRA_DIST += bench/bench_detect_latency.sh bench/soak.sh

@@ -274,7 +274,8 @@ void client_connect_target(struct gtarget *t)
 {
 	unsigned cur = atomic_load(&t->col->connecting);
 	do {
-		if (cur >= t->col->max_connecting) {
+		if (cur >= atomic_load_explicit(&t->col->max_connecting,
+						memory_order_relaxed)) {
 			set_timer(t, mono_ns() + CONNECT_CAP_WAIT_NS +
 					 jitter(t->th, CONNECT_CAP_WAIT_NS));
 			t->state = GS_WAIT;

@@ -185,7 +185,9 @@ struct gnmi_col {
 	unsigned n_threads;
 	unsigned next_thread;
 	_Atomic unsigned connecting;
-	unsigned max_connecting;
+	/* Set by start and reload (main thread), read by the client
+	 * threads. */
+	_Atomic unsigned max_connecting;
 	uint64_t max_message;
 	uint64_t global_interval_ns;
 	char *profiles_dir;

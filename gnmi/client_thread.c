@@ -276,7 +276,8 @@ static int gnmi_start(const struct collector_env *env, const struct cfg *cfg,
 	col->links = env->links;
 	const struct cfg_gnmi_collector *gc = gnmi_cfg_collector(cfg);
 	col->n_threads = gc->threads ? gc->threads : 2;
-	col->max_connecting = gc->max_connecting ? gc->max_connecting : 32;
+	atomic_init(&col->max_connecting,
+		    gc->max_connecting ? gc->max_connecting : 32);
 	col->max_message = gc->max_message ? gc->max_message : (16u << 20);
 	col->global_interval_ns = cfg->interval_ns;
 	col->profiles_dir =
@@ -327,7 +328,9 @@ static int gnmi_reload(void *state, const struct cfg *cfg)
 	if (gnmi_cfg_collector(cfg)->threads != col->n_threads)
 		log_warn("gnmi", "gnmi.threads changed: it takes effect at the "
 				 "next restart");
-	col->max_connecting = gnmi_cfg_collector(cfg)->max_connecting;
+	atomic_store_explicit(&col->max_connecting,
+			      gnmi_cfg_collector(cfg)->max_connecting,
+			      memory_order_relaxed);
 
 	for (size_t i = 0; i < col->n_entries;) {
 		struct entry *e = &col->entries[i];

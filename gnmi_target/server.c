@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "mem.h"
+#include "tsan.h"
 
 #include <grpc/grpc_security.h>
 
@@ -126,8 +127,10 @@ static void *loop_main(void *arg)
 		    loop->cq, mono_deadline(until), NULL);
 		if (ev.type == GRPC_QUEUE_SHUTDOWN)
 			break;
-		if (ev.type == GRPC_OP_COMPLETE)
+		if (ev.type == GRPC_OP_COMPLETE) {
+			fm_handoff_acquire(ev.tag);
 			gt_loop_dispatch(ev.tag, ev.success != 0);
+		}
 		now = mono_ns();
 		if (now >= loop->next_due)
 			loop_run_due(loop, now);
@@ -244,6 +247,7 @@ static void server_shutdown(struct gt_server *s, bool cancel)
 {
 	if (!s->shutting_down) {
 		s->shutting_down = true;
+		fm_handoff_release(&s->t_shutdown);
 		grpc_server_shutdown_and_notify(s->srv, s->t->loop->cq,
 						&s->t_shutdown);
 	}

@@ -68,6 +68,7 @@
 #include "log.h"
 #include "mem.h"
 #include "pack.h"
+#include "tsan.h"
 
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/support/alloc.h>
@@ -285,6 +286,7 @@ static void call_flush(struct gt_call *c)
 		c->q_tail = NULL;
 	last->next = NULL;
 	c->inflight = o;
+	fm_handoff_release(&c->t_send);
 	grpc_call_error e =
 	    grpc_call_start_batch(c->call, ops, n, &c->t_send, NULL);
 	grpc_slice_unref(details);
@@ -309,6 +311,7 @@ static void call_recv(struct gt_call *c)
 	memset(&op, 0, sizeof op);
 	op.op = GRPC_OP_RECV_MESSAGE;
 	op.data.recv_message.recv_message = &c->recv_bb;
+	fm_handoff_release(&c->t_recv);
 	grpc_call_error e =
 	    grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL);
 	if (e != GRPC_CALL_OK) {
@@ -903,6 +906,7 @@ void gt_server_request(struct gt_server *s, enum gt_kind kind)
 	c->t_recv.kind = GT_TAG_RECV;
 	c->t_send.kind = GT_TAG_SEND;
 	grpc_metadata_array_init(&c->md);
+	fm_handoff_release(&c->t_req);
 	grpc_call_error e;
 	if (kind == GT_OTHER) {
 		grpc_call_details_init(&c->details);
@@ -978,6 +982,7 @@ static void on_request(struct gt_call *c, bool ok)
 	memset(&op, 0, sizeof op);
 	op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
 	op.data.recv_close_on_server.cancelled = &c->cancelled;
+	fm_handoff_release(&c->t_close);
 	grpc_call_error e =
 	    grpc_call_start_batch(c->call, &op, 1, &c->t_close, NULL);
 	if (e != GRPC_CALL_OK) {

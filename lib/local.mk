@@ -2,7 +2,7 @@
 # JSON helpers, RFC 3339).
 noinst_LIBRARIES += libfabmon_lib.a
 libfabmon_lib_a_SOURCES = \
-	lib/mem.c lib/mem.h lib/clock.h \
+	lib/mem.c lib/mem.h lib/clock.h lib/tsan.h \
 	lib/units.c lib/units.h lib/fmt.c lib/fmt.h \
 	lib/json.c lib/json.h lib/rfc3339.c lib/rfc3339.h
 libfabmon_lib_a_CPPFLAGS = $(LIB_CPPFLAGS)

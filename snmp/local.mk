@@ -33,19 +33,28 @@ bench_snmp_poll_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_SRCDIR='"$(abs_top_srcdir)"'
 bench_snmp_poll_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
 bench_snmp_poll_LDADD = $(FABMON_LIBS) $(CURL_LIBS)
 
-# The profile loader's fuzz target (replayed over its corpus without
-# --enable-fuzzers).
+# The fuzz targets of the profile loader and of the varbind conversions
+# (each replayed over its corpus without --enable-fuzzers).
 if ENABLE_FUZZERS
-noinst_PROGRAMS += fuzz/fuzz_snmp_profile
+noinst_PROGRAMS += fuzz/fuzz_snmp_profile fuzz/fuzz_snmp_varbind
+fuzz_fuzz_snmp_varbind_SOURCES = fuzz/fuzz_snmp_varbind.c
+fuzz_fuzz_snmp_varbind_LDADD = $(FABMON_LIBS)
+fuzz_fuzz_snmp_varbind_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 fuzz_fuzz_snmp_profile_SOURCES = fuzz/fuzz_snmp_profile.c
 fuzz_fuzz_snmp_profile_LDADD = $(FABMON_LIBS)
 fuzz_fuzz_snmp_profile_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 else
-check_PROGRAMS += fuzz/replay_snmp_profile
-TESTS += fuzz/replay_snmp_profile
+check_PROGRAMS += fuzz/replay_snmp_profile fuzz/replay_snmp_varbind
+TESTS += fuzz/replay_snmp_profile fuzz/replay_snmp_varbind
+fuzz_replay_snmp_varbind_SOURCES = fuzz/fuzz_snmp_varbind.c fuzz/replay.c
+fuzz_replay_snmp_varbind_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"snmp_varbind"'
+fuzz_replay_snmp_varbind_LDADD = $(FABMON_LIBS)
 fuzz_replay_snmp_profile_SOURCES = fuzz/fuzz_snmp_profile.c fuzz/replay.c
 fuzz_replay_snmp_profile_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_CORPUS='"snmp_profile"'
 fuzz_replay_snmp_profile_LDADD = $(FABMON_LIBS)
 endif
-EXTRA_DIST += fuzz/fuzz_snmp_profile.c fuzz/corpus/snmp_profile
+EXTRA_DIST += fuzz/fuzz_snmp_profile.c fuzz/corpus/snmp_profile \
+	fuzz/fuzz_snmp_varbind.c fuzz/corpus/snmp_varbind \
+	fuzz/seeds_snmp_varbind.py
