@@ -65,21 +65,39 @@ trap cleanup EXIT INT TERM
 	--profiles-dir "$src/etc/profiles" 2>"$work/fabsim1.log" &
 pids="$pids $!"
 leaves=$(((hosts + 3) / 4))
+[ "$leaves" -ge 2 ] || leaves=2 # one leaf per NIC rail at least
 "$build/fabsim" --spines 4 --leaves "$leaves" --hosts "$hosts" --nics 2 \
 	--flavours sonic,arista,openconfig --load 0.6 --seed 11 \
 	--nic-dir "$work/nic2" --nic-hosts none \
 	--emit-config "$work/b.yaml" --fabmond-listen 127.0.0.1:0 \
 	--profiles-dir "$src/etc/profiles" 2>"$work/fabsim2.log" &
 pids="$pids $!"
-i=0
-while [ ! -s "$work/a.yaml" ] || [ ! -s "$work/b.yaml" ]; do
-	i=$((i + 1))
-	[ $i -lt 600 ] || {
-		echo "soak: fabsim wrote no config" >&2
-		exit 1
-	}
-	sleep 0.1
-done
+# wait_until WHAT COMMAND...: polls COMMAND every 0.1 s for up to 60 s;
+# exits saying WHAT did not happen if it never succeeds.
+wait_until() {
+	_what=$1
+	shift
+	_i=0
+	until "$@"; do
+		_i=$((_i + 1))
+		[ $_i -lt 600 ] || {
+			echo "soak: $_what" >&2
+			exit 1
+		}
+		sleep 0.1
+	done
+}
+configs_written() {
+	for p in $pids; do
+		kill -0 "$p" 2>/dev/null || {
+			echo "soak: fabsim exited:" >&2
+			cat "$work"/fabsim*.log >&2
+			exit 1
+		}
+	done
+	[ -s "$work/a.yaml" ] && [ -s "$work/b.yaml" ]
+}
+wait_until "fabsim wrote no config" configs_written
 # One config: a.yaml whole, then b.yaml's targets renamed g-* (both
 # generated fabrics name their switches spine0, leaf0, ...), its links
 # dropped (LLDP finds them).
@@ -100,15 +118,7 @@ PY
 "$build/fabmond" -f -c "$work/fabmon.yaml" 2>"$work/fabmond.log" &
 fpid=$!
 pids="$pids $fpid"
-i=0
-while ! grep -q "listening on" "$work/fabmond.log"; do
-	i=$((i + 1))
-	[ $i -lt 600 ] || {
-		echo "soak: fabmond did not start" >&2
-		exit 1
-	}
-	sleep 0.1
-done
+wait_until "fabmond did not start" grep -q "listening on" "$work/fabmond.log"
 port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/fabmond.log" | head -n 1)
 base="http://127.0.0.1:$port"
 (while :; do
