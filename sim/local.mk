@@ -84,7 +84,7 @@ EXTRA_DIST += tests/integration_fabsim.sh
 # Every thread busy at once: scrapes, API calls, reloads and faults
 # (clean under --enable-tsan; scripts/test runs it in that build too).
 TESTS += tests/stress_concurrency.sh
-EXTRA_DIST += tests/stress_concurrency.sh
+EXTRA_DIST += tests/stress_concurrency.sh tests/tsan.supp
 
 # The embedded SNMP agent (sim_snmp_): its Check suite drives net-snmp's
 # own command-line tools against it; sim_snmp_serve serves a small
