@@ -5,7 +5,7 @@
  *
  * fabmond binds and listens on each socket itself (so that errors name
  * the address and tests can ask for port 0) and hands it to one MHD
- * daemon per socket, each with its own thread pool (epoll), connection
+ * daemon per socket, each with its own thread pool (poll), connection
  * limit and idle timeout (at the limit MHD stops accepting: further
  * clients wait in the kernel's backlog until a connection closes). MHD's
  * log lines go to log_warn("http", ...).
