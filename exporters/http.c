@@ -481,13 +481,39 @@ static enum MHD_Result serve_api(struct http_server *s,
 	return reply(conn, (unsigned)status, API_CONTENT_TYPE, &b, no_cache);
 }
 
+/*
+ * What *con_cls holds for a request: uri_seen sets one of the first two
+ * before the handler's first call, which replaces it with the third.
+ */
+static char req_target_ok, req_target_nul, req_first_call_seen;
+
+/*
+ * MHD's URI log callback sees the request target as sent, before MHD
+ * decodes it. A %00 decodes to a NUL that ends the C string MHD hands
+ * the handler (the path, or a query value), so "/metrics%00" would be
+ * served as "/metrics": remember it and answer 400 instead. Every
+ * "%00" in the raw target decodes to a NUL and nothing else does (a
+ * '%' is never part of a hex pair).
+ */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	(void)cls;
+	(void)conn;
+	return strstr(uri, "%00") ? &req_target_nul : &req_target_ok;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
-	static int first_call_seen;
 	struct http_server *s = cls;
+	if (*con_cls == &req_target_nul)
+		return strncmp(url, "/api/", 5) == 0
+			   ? reply_json_error(conn, MHD_HTTP_BAD_REQUEST,
+					      "NUL in the request target", NULL)
+			   : reply_text(conn, MHD_HTTP_BAD_REQUEST,
+					"NUL in the request target\n", NULL);
 	enum http_route r = route(url);
 	bool api = strncmp(url, "/api/", 5) == 0;
 	bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
@@ -509,8 +535,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	 * then once more. Answering on the first call makes MHD discard
 	 * the request and close the connection; answering on the last
 	 * keeps it alive for the next scrape. A GET body is ignored. */
-	if (!*con_cls) {
-		*con_cls = &first_call_seen;
+	if (*con_cls != &req_first_call_seen) {
+		*con_cls = &req_first_call_seen;
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -587,6 +613,7 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 		l->daemon = MHD_start_daemon(
 		    HTTP_MHD_FLAGS, 0, NULL, NULL, handle, s,
 		    MHD_OPTION_EXTERNAL_LOGGER, http_log, (void *)s,
+		    MHD_OPTION_URI_LOG_CALLBACK, uri_seen, (void *)s,
 		    MHD_OPTION_LISTEN_SOCKET, mfd, MHD_OPTION_CONNECTION_LIMIT,
 		    (unsigned int)limit, MHD_OPTION_CONNECTION_TIMEOUT,
 		    (unsigned int)HTTP_CONNECTION_TIMEOUT_S,

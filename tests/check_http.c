@@ -1016,6 +1016,36 @@ START_TEST(test_partial_requests_closed_at_once_free_their_slots)
 }
 END_TEST
 
+/* MHD decodes %00 into a NUL that ends the path it hands us, so
+ * "/metrics%00" looked like "/metrics": any NUL in the target is a
+ * 400, in the path or in the query. */
+START_TEST(test_nul_in_the_request_target_is_400)
+{
+	static const char *const targets[] = {
+		"/metrics%00",	     "/healthz%00.txt",
+		"/api/v1/status%00", "/api/v1/ports?sort=port%00x",
+		"/metrics?x=%00",
+	};
+	for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+		char req[256], buf[2048];
+		snprintf(req, sizeof req,
+			 "GET %s HTTP/1.1\r\nHost: x\r\n"
+			 "Connection: close\r\n\r\n",
+			 targets[i]);
+		raw_request(port4, req, buf, sizeof buf, 5000);
+		ck_assert_msg(strncmp(buf, "HTTP/1.1 400", 12) == 0, "%s: '%s'",
+			      targets[i], buf);
+	}
+	char buf[2048];
+	/* The same paths without the NUL are served. */
+	raw_request(port4,
+		    "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+		    "Connection: close\r\n\r\n",
+		    buf, sizeof buf, 5000);
+	ck_assert_msg(strncmp(buf, "HTTP/1.1 200", 12) == 0, "'%s'", buf);
+}
+END_TEST
+
 START_TEST(test_mhd_log_reaches_our_log)
 {
 	int pfd[2];
@@ -1067,6 +1097,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, test_mhd_log_reaches_our_log);
 	tcase_add_test(tc,
 		       test_partial_requests_closed_at_once_free_their_slots);
+	tcase_add_test(tc, test_nul_in_the_request_target_is_400);
 	suite_add_tcase(s, tc);
 	return s;
 }
