@@ -83,6 +83,7 @@ struct http_server {
 	struct ident_table *ident;	 /* NULL: none */
 	unsigned threads;
 	unsigned max_connections;
+	unsigned max_per_client;
 	struct http_listener *ls;
 	size_t n_ls;
 	bool started;
@@ -109,6 +110,9 @@ struct http_server *http_new(struct store *st, struct health *h,
 	s->max_connections = opts && opts->max_connections
 				 ? opts->max_connections
 				 : HTTP_DEFAULT_MAX_CONNECTIONS;
+	s->max_per_client = opts && opts->max_per_client
+				? opts->max_per_client
+				: HTTP_DEFAULT_MAX_PER_CLIENT;
 	atomic_init(&s->last_render_ns, -1);
 	return s;
 }
@@ -609,13 +613,18 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 			return -e;
 		}
 		/* MHD ignores (and logs) a pool of one: a single polling
-		 * thread is the same thing. */
+		 * thread is the same thing. The per-client limit counts a
+		 * client's connections over the whole pool; past it MHD
+		 * accepts and closes at once, so one client cannot hold
+		 * every slot (with the limit below max_connections). */
 		l->daemon = MHD_start_daemon(
 		    HTTP_MHD_FLAGS, 0, NULL, NULL, handle, s,
 		    MHD_OPTION_EXTERNAL_LOGGER, http_log, (void *)s,
 		    MHD_OPTION_URI_LOG_CALLBACK, uri_seen, (void *)s,
-		    MHD_OPTION_LISTEN_SOCKET, mfd, MHD_OPTION_CONNECTION_LIMIT,
-		    (unsigned int)limit, MHD_OPTION_CONNECTION_TIMEOUT,
+		    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		    (unsigned int)s->max_per_client, MHD_OPTION_LISTEN_SOCKET,
+		    mfd, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)limit,
+		    MHD_OPTION_CONNECTION_TIMEOUT,
 		    (unsigned int)HTTP_CONNECTION_TIMEOUT_S,
 		    s->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE
 				   : MHD_OPTION_END,

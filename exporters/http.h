@@ -7,8 +7,9 @@
  * the address and tests can ask for port 0) and hands it to one MHD
  * daemon per socket, each with its own thread pool (poll), connection
  * limit and idle timeout (at the limit MHD stops accepting: further
- * clients wait in the kernel's backlog until a connection closes). MHD's
- * log lines go to log_warn("http", ...).
+ * clients wait in the kernel's backlog until a connection closes) and
+ * per-client limit (further connections from that address are closed at
+ * once). MHD's log lines go to log_warn("http", ...).
  *
  * Threading: http_new/add_listener/start/free are called by one thread
  * (fabmond's main). Requests are served on MHD's threads; each renders
@@ -33,12 +34,16 @@ struct ident_table;
 /* Used when an option is 0. */
 #define HTTP_DEFAULT_THREADS	     2
 #define HTTP_DEFAULT_MAX_CONNECTIONS 64
+#define HTTP_DEFAULT_MAX_PER_CLIENT  16 /* a quarter of the limit */
 /* Seconds a connection may stay idle before MHD closes it. */
 #define HTTP_CONNECTION_TIMEOUT_S 30
 
 struct http_opts {
 	unsigned threads;	  /* MHD thread pool size per listener */
 	unsigned max_connections; /* concurrent connections per listener */
+	/* Concurrent connections per client address, per listener: more
+	 * are accepted and closed at once. */
+	unsigned max_per_client;
 };
 
 struct http_server;

@@ -1046,6 +1046,102 @@ START_TEST(test_nul_in_the_request_target_is_400)
 }
 END_TEST
 
+/* A TCP connection to 127.0.0.1:port from src (another loopback
+ * address stands for another client); -1 if it cannot be opened. */
+static int connect_from(const char *src, unsigned port, bool nonblock)
+{
+	int fd = socket(
+	    AF_INET,
+	    SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	inet_pton(AF_INET, src, &a.sin_addr);
+	struct sockaddr_in d = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port) };
+	d.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+	    (connect(fd, (struct sockaddr *)&d, sizeof d) < 0 &&
+	     errno != EINPROGRESS)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* GET /healthz from 127.0.0.1 on a new connection: the status line's
+ * code, 0 if none came (quiet 10 s: a cap for a broken server). */
+static int healthz_status(unsigned port)
+{
+	char buf[1024];
+	raw_request(port,
+		    "GET /healthz HTTP/1.1\r\nHost: x\r\n"
+		    "Connection: close\r\n\r\n",
+		    buf, sizeof buf, 10000);
+	return strncmp(buf, "HTTP/1.1 ", 9) == 0 ? atoi(buf + 9) : 0;
+}
+
+/*
+ * One client address gets max_per_client connections; more are closed
+ * at once, and other clients are served meanwhile. Both pool threads
+ * count together.
+ */
+START_TEST(test_per_client_connection_limit)
+{
+	unsigned port;
+	struct http_opts o = { .threads = 2,
+			       .max_connections = 32,
+			       .max_per_client = 2 };
+	struct http_server *s = start_server(&o, "127.0.0.1", &port);
+	static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+	int fd[3], served = 0, refused = 0, kept = -1;
+	for (int i = 0; i < 3; i++) {
+		fd[i] = connect_from("127.0.0.3", port, false);
+		ck_assert_int_ge(fd[i], 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		char buf[1024];
+		if (send(fd[i], req, sizeof req - 1, MSG_NOSIGNAL) < 0) {
+			refused++;
+			continue;
+		}
+		size_t n =
+		    read_until(fd[i], buf, sizeof buf, "\r\n\r\nok\n", 10000);
+		if (n > 0 && strncmp(buf, "HTTP/1.1 200", 12) == 0) {
+			served++;
+			kept = i;
+		} else if (n == 0) {
+			refused++;
+		}
+	}
+	ck_assert_int_eq(served, 2);
+	ck_assert_int_eq(refused, 1);
+	/* Another address is served while 127.0.0.3 holds its two. */
+	ck_assert_int_eq(healthz_status(port), 200);
+	/* Once one of its connections closes, 127.0.0.3 gets a slot
+	 * again (when the server has seen the close). */
+	close(fd[kept]);
+	fd[kept] = -1;
+	bool again = false;
+	for (int i = 0; i < 100 && !again; i++) {
+		int f = connect_from("127.0.0.3", port, false);
+		ck_assert_int_ge(f, 0);
+		char buf[1024];
+		if (send(f, req, sizeof req - 1, MSG_NOSIGNAL) > 0 &&
+		    read_until(f, buf, sizeof buf, "\r\n\r\nok\n", 10000) > 0)
+			again = strncmp(buf, "HTTP/1.1 200", 12) == 0;
+		close(f);
+		if (!again)
+			usleep(100 * 1000);
+	}
+	ck_assert(again);
+	for (int i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	http_free(s);
+}
+END_TEST
+
 START_TEST(test_mhd_log_reaches_our_log)
 {
 	int pfd[2];
@@ -1098,6 +1194,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc,
 		       test_partial_requests_closed_at_once_free_their_slots);
 	tcase_add_test(tc, test_nul_in_the_request_target_is_400);
+	tcase_add_test(tc, test_per_client_connection_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }
