@@ -20,10 +20,12 @@
 #include "buf.h"
 #include "clock.h"
 #include "health.h"
+#include "http_guard.h"
 #include "incidents.h"
 #include "log.h"
 #include "mem.h"
 #include "prom.h"
+#include "units.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -84,6 +86,8 @@ struct http_server {
 	unsigned threads;
 	unsigned max_connections;
 	unsigned max_per_client;
+	int64_t header_timeout_ns;
+	struct http_guard *guard; /* from http_start */
 	struct http_listener *ls;
 	size_t n_ls;
 	bool started;
@@ -113,6 +117,9 @@ struct http_server *http_new(struct store *st, struct health *h,
 	s->max_per_client = opts && opts->max_per_client
 				? opts->max_per_client
 				: HTTP_DEFAULT_MAX_PER_CLIENT;
+	s->header_timeout_ns = opts && opts->header_timeout_ns > 0
+				   ? opts->header_timeout_ns
+				   : HTTP_DEFAULT_HEADER_TIMEOUT_NS;
 	atomic_init(&s->last_render_ns, -1);
 	return s;
 }
@@ -506,12 +513,25 @@ static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *conn)
 	return strstr(uri, "%00") ? &req_target_nul : &req_target_ok;
 }
 
+/* MHD_OPTION_NOTIFY_COMPLETED: a request is over, its response sent
+ * (or the connection lost). */
+static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *s = cls;
+	(void)con_cls;
+	(void)toe;
+	http_guard_request_done(s->guard, conn);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct http_server *s = cls;
+	if (*con_cls != &req_first_call_seen)
+		http_guard_headers_in(s->guard, conn);
 	if (*con_cls == &req_target_nul)
 		return strncmp(url, "/api/", 5) == 0
 			   ? reply_json_error(conn, MHD_HTTP_BAD_REQUEST,
@@ -593,6 +613,18 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	s->started = true;
+	/* The deadline for a later request on a kept-alive connection is
+	 * no shorter than the idle timeout it had before the guard. */
+	int64_t later = (int64_t)HTTP_CONNECTION_TIMEOUT_S * NS_PER_S;
+	if (later < s->header_timeout_ns)
+		later = s->header_timeout_ns;
+	s->guard = http_guard_new(s->header_timeout_ns, later);
+	int grc = http_guard_start(s->guard);
+	if (grc < 0) {
+		snprintf(err, errlen, "cannot start the HTTP server: %s",
+			 strerror(-grc));
+		return grc;
+	}
 	/* MHD splits the limit among its pool threads; below one per
 	 * thread it refuses to start. */
 	unsigned limit =
@@ -621,7 +653,9 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 		    HTTP_MHD_FLAGS, 0, NULL, NULL, handle, s,
 		    MHD_OPTION_EXTERNAL_LOGGER, http_log, (void *)s,
 		    MHD_OPTION_URI_LOG_CALLBACK, uri_seen, (void *)s,
-		    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		    MHD_OPTION_NOTIFY_CONNECTION, http_guard_on_connection,
+		    (void *)s->guard, MHD_OPTION_NOTIFY_COMPLETED, request_done,
+		    (void *)s, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		    (unsigned int)s->max_per_client, MHD_OPTION_LISTEN_SOCKET,
 		    mfd, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)limit,
 		    MHD_OPTION_CONNECTION_TIMEOUT,
@@ -678,6 +712,9 @@ void http_free(struct http_server *s)
 			close(s->ls[i].fd);
 		free(s->ls[i].name);
 	}
+	/* After the daemons: MHD has reported the end of every
+	 * connection. */
+	http_guard_free(s->guard);
 	free(s->ls);
 	free(s);
 }

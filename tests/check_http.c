@@ -1069,6 +1069,18 @@ static int connect_from(const char *src, unsigned port, bool nonblock)
 	return fd;
 }
 
+/* True once fd reads end of stream (or a reset) with no reply byte;
+ * false if a byte comes or nothing within quiet_ms. */
+static bool closed_without_reply(int fd, int quiet_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	if (poll(&p, 1, quiet_ms) != 1)
+		return false;
+	char c;
+	ssize_t n = read(fd, &c, 1);
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
 /* GET /healthz from 127.0.0.1 on a new connection: the status line's
  * code, 0 if none came (quiet 10 s: a cap for a broken server). */
 static int healthz_status(unsigned port)
@@ -1080,6 +1092,53 @@ static int healthz_status(unsigned port)
 		    buf, sizeof buf, 10000);
 	return strncmp(buf, "HTTP/1.1 ", 9) == 0 ? atoi(buf + 9) : 0;
 }
+
+/*
+ * A client that keeps its request headers coming a line at a time,
+ * which MHD's idle timeout never ends, is closed at the header
+ * deadline. The 15 s cap is only for a broken server: the idle timeout
+ * (30 s) cannot be what closes it, the trickle keeps it busy.
+ */
+START_TEST(test_header_deadline_closes_a_trickling_client)
+{
+	unsigned port;
+	struct http_opts o = { .threads = 1,
+			       .max_connections = 8,
+			       .header_timeout_ns = SEC / 2 };
+	struct http_server *s = start_server(&o, "127.0.0.1", &port);
+	int fd = connect_to(port);
+	static const char part[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+	ck_assert_int_eq(write(fd, part, sizeof part - 1),
+			 (ssize_t)(sizeof part - 1));
+	bool closed = false;
+	for (int i = 0; i < 150 && !closed; i++) {
+		static const char line[] = "X-Slow: 1\r\n";
+		if (send(fd, line, sizeof line - 1, MSG_NOSIGNAL) < 0)
+			closed = true; /* the server is gone already */
+		else
+			closed = closed_without_reply(fd, 100);
+	}
+	ck_assert_msg(closed, "a trickling client is still open after 15 s");
+	close(fd);
+
+	/* A kept-alive connection idle past the header deadline is not
+	 * cut: the next request has the idle timeout (30 s). */
+	static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+	char buf[1024];
+	fd = connect_to(port);
+	for (int round = 0; round < 2; round++) {
+		if (round)
+			usleep(1500 * 1000);
+		ck_assert_int_eq(send(fd, req, sizeof req - 1, MSG_NOSIGNAL),
+				 (ssize_t)(sizeof req - 1));
+		read_until(fd, buf, sizeof buf, "\r\n\r\nok\n", 10000);
+		ck_assert_msg(strncmp(buf, "HTTP/1.1 200", 12) == 0,
+			      "request %d: '%s'", round, buf);
+	}
+	close(fd);
+	http_free(s);
+}
+END_TEST
 
 /*
  * One client address gets max_per_client connections; more are closed
@@ -1194,6 +1253,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc,
 		       test_partial_requests_closed_at_once_free_their_slots);
 	tcase_add_test(tc, test_nul_in_the_request_target_is_400);
+	tcase_add_test(tc, test_header_deadline_closes_a_trickling_client);
 	tcase_add_test(tc, test_per_client_connection_limit);
 	suite_add_tcase(s, tc);
 	return s;
