@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -1201,6 +1202,78 @@ START_TEST(test_per_client_connection_limit)
 }
 END_TEST
 
+#define LORIS_N 2000
+
+/* A slowloris connection from 127.0.0.2: half a request, kept open. */
+static int loris_open(unsigned port)
+{
+	int fd = connect_from("127.0.0.2", port, true);
+	static const char part[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+	if (fd >= 0)
+		(void)send(fd, part, sizeof part - 1, MSG_NOSIGNAL);
+	return fd;
+}
+
+/*
+ * Issue #16: a slowloris of 2,000 connections from one address, each
+ * sending a header line now and then and reconnecting when closed,
+ * while /healthz is asked from another address: every probe is
+ * answered. The per-client limit caps what the attacker holds and the
+ * header deadline recycles it.
+ */
+START_TEST(test_slowloris_leaves_healthz_answering)
+{
+	struct rlimit rl;
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur < LORIS_N + 1024) {
+		fprintf(stderr,
+			"SKIP test_slowloris_leaves_healthz_answering: "
+			"RLIMIT_NOFILE hard limit %llu < %d\n",
+			(unsigned long long)rl.rlim_max, LORIS_N + 1024);
+		return;
+	}
+	/* MHD logs each refused connection: thousands of lines here. */
+	log_set_level(LOG_LVL_ERR);
+	unsigned port;
+	struct http_opts o = { .threads = 2,
+			       .max_connections = 256,
+			       .max_per_client = 64,
+			       .header_timeout_ns = SEC };
+	struct http_server *s = start_server(&o, "127.0.0.1", &port);
+	static int fds[LORIS_N];
+	for (int i = 0; i < LORIS_N; i++)
+		fds[i] = loris_open(port);
+	int probes = 0, answered = 0;
+	for (int round = 0; round < 8; round++) {
+		for (int i = 0; i < LORIS_N; i++) {
+			static const char line[] = "X-Slow: 1\r\n";
+			if (fds[i] >= 0 && send(fds[i], line, sizeof line - 1,
+						MSG_NOSIGNAL) >= 0)
+				continue;
+			if (fds[i] >= 0 && errno == EAGAIN)
+				continue; /* still connecting */
+			if (fds[i] >= 0)
+				close(fds[i]);
+			fds[i] = loris_open(port);
+		}
+		probes++;
+		int code = healthz_status(port);
+		answered += code == 200;
+		ck_assert_msg(code == 200, "probe %d: status %d", round, code);
+		usleep(200 * 1000);
+	}
+	ck_assert_int_eq(answered, probes);
+	for (int i = 0; i < LORIS_N; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	http_free(s);
+	log_set_level(LOG_LVL_WARN);
+}
+END_TEST
+
 START_TEST(test_mhd_log_reaches_our_log)
 {
 	int pfd[2];
@@ -1255,6 +1328,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, test_nul_in_the_request_target_is_400);
 	tcase_add_test(tc, test_header_deadline_closes_a_trickling_client);
 	tcase_add_test(tc, test_per_client_connection_limit);
+	tcase_add_test(tc, test_slowloris_leaves_healthz_answering);
 	suite_add_tcase(s, tc);
 	return s;
 }
