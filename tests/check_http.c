@@ -4,7 +4,11 @@
  * IPv6) over a real store and health registry, and talks to it with
  * libcurl: routes, methods, status codes, content types, gzip, query
  * parameter errors, the shape and order of the API's JSON, concurrency,
- * listener errors and MHD's log reaching ours. Every server is stopped.
+ * listener errors and MHD's log reaching ours. Raw sockets (from other
+ * loopback addresses where a test needs another client) check the
+ * defences of issue #16: half requests closed at once, the header
+ * deadline, the per-client limit, a slowloris and %00 in the target.
+ * Every server is stopped.
  */
 #include "config.h"
 
