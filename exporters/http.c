@@ -7,7 +7,8 @@
  * requests share nothing but the store and the registry. The only state
  * shared between requests is two atomics: the duration of the previous
  * /metrics response and the last successful config load seen, which the
- * registry forgets when a later reload fails.
+ * registry forgets when a later reload fails. Connections (not requests)
+ * share the header guard's list, under its own lock (http_guard.h).
  *
  * Threading and ownership: see http.h.
  */
