@@ -388,10 +388,18 @@ static int parse_store(struct ytree_ctx *x, struct cfg *c,
 	return rc;
 }
 
-enum { HTTP_K_THREADS, HTTP_K_MAXCONN, HTTP_K_N };
+enum {
+	HTTP_K_THREADS,
+	HTTP_K_MAXCONN,
+	HTTP_K_PER_CLIENT,
+	HTTP_K_HEADER_TIMEOUT,
+	HTTP_K_N
+};
 static const char *const http_keys[HTTP_K_N] = {
 	[HTTP_K_THREADS] = "threads",
 	[HTTP_K_MAXCONN] = "max_connections",
+	[HTTP_K_PER_CLIENT] = "max_connections_per_client",
+	[HTTP_K_HEADER_TIMEOUT] = "header_timeout",
 };
 
 static int parse_http(struct ytree_ctx *x, struct cfg *c,
@@ -405,6 +413,13 @@ static int parse_http(struct ytree_ctx *x, struct cfg *c,
 	if (rc == 0)
 		rc = ytree_opt_uint(x, &f, HTTP_K_MAXCONN, 1, 65536,
 				    &c->http_max_connections);
+	if (rc == 0)
+		rc = ytree_opt_uint(x, &f, HTTP_K_PER_CLIENT, 1, 65536,
+				    &c->http_max_per_client);
+	if (rc == 0)
+		rc = ytree_opt_duration(x, &f, HTTP_K_HEADER_TIMEOUT,
+					NS_PER_S / 10, 3600 * NS_PER_S, false,
+					&c->http_header_timeout_ns);
 	return rc;
 }
 
@@ -696,6 +711,8 @@ static struct cfg *cfg_new_defaults(const struct cfg_schema *s)
 	c->n_listen = 1;
 	c->http_threads = 2;
 	c->http_max_connections = 256;
+	c->http_max_per_client = 64;
+	c->http_header_timeout_ns = 10 * NS_PER_S;
 	c->profiles_dir = xstrdup(FABMON_PROFILEDIR);
 	c->interval_ns = NS_PER_S;
 	c->lossless_mask = 1u << 3;

@@ -204,6 +204,8 @@ static int start_http(struct daemon *d)
 	struct http_opts ho = {
 		.threads = d->cfg->http_threads,
 		.max_connections = d->cfg->http_max_connections,
+		.max_per_client = d->cfg->http_max_per_client,
+		.header_timeout_ns = (int64_t)d->cfg->http_header_timeout_ns,
 	};
 	d->http = http_new(d->store, d->health, &ho);
 	http_set_rules(d->http, d->rules, d->links);

@@ -7,7 +7,8 @@
  * requests share nothing but the store and the registry. The only state
  * shared between requests is two atomics: the duration of the previous
  * /metrics response and the last successful config load seen, which the
- * registry forgets when a later reload fails.
+ * registry forgets when a later reload fails. Connections (not requests)
+ * share the header guard's list, under its own lock (http_guard.h).
  *
  * Threading and ownership: see http.h.
  */
@@ -20,10 +21,12 @@
 #include "buf.h"
 #include "clock.h"
 #include "health.h"
+#include "http_guard.h"
 #include "incidents.h"
 #include "log.h"
 #include "mem.h"
 #include "prom.h"
+#include "units.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -43,14 +46,22 @@
 #include <unistd.h>
 
 /*
- * Internal epoll threads. MHD_USE_ITC gives each thread a wake-up
- * channel: without it MHD_stop_daemon cannot interrupt a thread that
- * stopped polling the listening socket (at the connection limit) and
- * waits for the idle timeout, 30 s, before returning.
+ * Internal poll() threads, not epoll. MHD 0.9.75 watches a connection
+ * edge-triggered under MHD_USE_EPOLL and, after a recv() shorter than
+ * its buffer, takes the socket for drained. A client whose partial
+ * request and FIN arrive in one segment train (send half a request,
+ * close) leaves its EOF unread: no new edge comes, the connection sits
+ * in CLOSE_WAIT holding a slot until the idle timeout. Four such
+ * clients against max_connections 4 held /healthz 29.96 s in epoll mode
+ * and 0.00 s in poll mode, which sees the pending EOF on its next call
+ * (level-triggered). poll() costs O(connections) per wake-up, which at
+ * our limits (hundreds of sockets per pool thread) is small. MHD_USE_ITC
+ * gives each thread a wake-up channel: without it MHD_stop_daemon cannot
+ * interrupt a thread that stopped polling the listening socket (at the
+ * connection limit) and waits for the idle timeout before returning.
  */
-#define HTTP_MHD_FLAGS                                                   \
-	(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | \
-	 MHD_USE_ERROR_LOG)
+#define HTTP_MHD_FLAGS \
+	(MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG)
 
 /* Query parameters accepted per request; more is a 400. */
 #define HTTP_MAX_PARAMS 32
@@ -75,6 +86,9 @@ struct http_server {
 	struct ident_table *ident;	 /* NULL: none */
 	unsigned threads;
 	unsigned max_connections;
+	unsigned max_per_client;
+	int64_t header_timeout_ns;
+	struct http_guard *guard; /* from http_start */
 	struct http_listener *ls;
 	size_t n_ls;
 	bool started;
@@ -101,6 +115,12 @@ struct http_server *http_new(struct store *st, struct health *h,
 	s->max_connections = opts && opts->max_connections
 				 ? opts->max_connections
 				 : HTTP_DEFAULT_MAX_CONNECTIONS;
+	s->max_per_client = opts && opts->max_per_client
+				? opts->max_per_client
+				: HTTP_DEFAULT_MAX_PER_CLIENT;
+	s->header_timeout_ns = opts && opts->header_timeout_ns > 0
+				   ? opts->header_timeout_ns
+				   : HTTP_DEFAULT_HEADER_TIMEOUT_NS;
 	atomic_init(&s->last_render_ns, -1);
 	return s;
 }
@@ -473,13 +493,52 @@ static enum MHD_Result serve_api(struct http_server *s,
 	return reply(conn, (unsigned)status, API_CONTENT_TYPE, &b, no_cache);
 }
 
+/*
+ * What *con_cls holds for a request: uri_seen sets one of the first two
+ * before the handler's first call, which replaces it with the third.
+ */
+static char req_target_ok, req_target_nul, req_first_call_seen;
+
+/*
+ * MHD's URI log callback sees the request target as sent, before MHD
+ * decodes it. A %00 decodes to a NUL that ends the C string MHD hands
+ * the handler (the path, or a query value), so "/metrics%00" would be
+ * served as "/metrics": remember it and answer 400 instead. Every
+ * "%00" in the raw target decodes to a NUL and nothing else does (a
+ * '%' is never part of a hex pair).
+ */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	(void)cls;
+	(void)conn;
+	return strstr(uri, "%00") ? &req_target_nul : &req_target_ok;
+}
+
+/* MHD_OPTION_NOTIFY_COMPLETED: a request is over, its response sent
+ * (or the connection lost). */
+static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *s = cls;
+	(void)con_cls;
+	(void)toe;
+	http_guard_request_done(s->guard, conn);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
-	static int first_call_seen;
 	struct http_server *s = cls;
+	if (*con_cls != &req_first_call_seen)
+		http_guard_headers_in(s->guard, conn);
+	if (*con_cls == &req_target_nul)
+		return strncmp(url, "/api/", 5) == 0
+			   ? reply_json_error(conn, MHD_HTTP_BAD_REQUEST,
+					      "NUL in the request target", NULL)
+			   : reply_text(conn, MHD_HTTP_BAD_REQUEST,
+					"NUL in the request target\n", NULL);
 	enum http_route r = route(url);
 	bool api = strncmp(url, "/api/", 5) == 0;
 	bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
@@ -501,8 +560,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	 * then once more. Answering on the first call makes MHD discard
 	 * the request and close the connection; answering on the last
 	 * keeps it alive for the next scrape. A GET body is ignored. */
-	if (!*con_cls) {
-		*con_cls = &first_call_seen;
+	if (*con_cls != &req_first_call_seen) {
+		*con_cls = &req_first_call_seen;
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -555,6 +614,18 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	s->started = true;
+	/* The deadline for a later request on a kept-alive connection is
+	 * no shorter than the idle timeout it had before the guard. */
+	int64_t later = (int64_t)HTTP_CONNECTION_TIMEOUT_S * NS_PER_S;
+	if (later < s->header_timeout_ns)
+		later = s->header_timeout_ns;
+	s->guard = http_guard_new(s->header_timeout_ns, later);
+	int grc = http_guard_start(s->guard);
+	if (grc < 0) {
+		snprintf(err, errlen, "cannot start the HTTP server: %s",
+			 strerror(-grc));
+		return grc;
+	}
 	/* MHD splits the limit among its pool threads; below one per
 	 * thread it refuses to start. */
 	unsigned limit =
@@ -575,12 +646,20 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 			return -e;
 		}
 		/* MHD ignores (and logs) a pool of one: a single polling
-		 * thread is the same thing. */
+		 * thread is the same thing. The per-client limit counts a
+		 * client's connections over the whole pool; past it MHD
+		 * accepts and closes at once, so one client cannot hold
+		 * every slot (with the limit below max_connections). */
 		l->daemon = MHD_start_daemon(
 		    HTTP_MHD_FLAGS, 0, NULL, NULL, handle, s,
 		    MHD_OPTION_EXTERNAL_LOGGER, http_log, (void *)s,
-		    MHD_OPTION_LISTEN_SOCKET, mfd, MHD_OPTION_CONNECTION_LIMIT,
-		    (unsigned int)limit, MHD_OPTION_CONNECTION_TIMEOUT,
+		    MHD_OPTION_URI_LOG_CALLBACK, uri_seen, (void *)s,
+		    MHD_OPTION_NOTIFY_CONNECTION, http_guard_on_connection,
+		    (void *)s->guard, MHD_OPTION_NOTIFY_COMPLETED, request_done,
+		    (void *)s, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		    (unsigned int)s->max_per_client, MHD_OPTION_LISTEN_SOCKET,
+		    mfd, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)limit,
+		    MHD_OPTION_CONNECTION_TIMEOUT,
 		    (unsigned int)HTTP_CONNECTION_TIMEOUT_S,
 		    s->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE
 				   : MHD_OPTION_END,
@@ -634,6 +713,9 @@ void http_free(struct http_server *s)
 			close(s->ls[i].fd);
 		free(s->ls[i].name);
 	}
+	/* After the daemons: MHD has reported the end of every
+	 * connection. */
+	http_guard_free(s->guard);
 	free(s->ls);
 	free(s);
 }

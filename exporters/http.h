@@ -5,13 +5,17 @@
  *
  * fabmond binds and listens on each socket itself (so that errors name
  * the address and tests can ask for port 0) and hands it to one MHD
- * daemon per socket, each with its own thread pool (epoll), connection
+ * daemon per socket, each with its own thread pool (poll), connection
  * limit and idle timeout (at the limit MHD stops accepting: further
- * clients wait in the kernel's backlog until a connection closes). MHD's
+ * clients wait in the kernel's backlog until a connection closes) and
+ * per-client limit (further connections from that address are closed at
+ * once). A request-header deadline (http_guard.h) closes connections
+ * whose headers do not come in time, however slowly they trickle. MHD's
  * log lines go to log_warn("http", ...).
  *
  * Threading: http_new/add_listener/start/free are called by one thread
- * (fabmond's main). Requests are served on MHD's threads; each renders
+ * (fabmond's main). The header deadline runs on one thread of its own
+ * per server. Requests are served on MHD's threads; each renders
  * into its own buffer, reading the store and the health registry, which
  * are safe to read from any thread. Ownership: the server borrows st and
  * h, which must outlive it; it owns its sockets (closed by http_free).
@@ -21,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct store;
 struct health;
@@ -31,14 +36,24 @@ struct alert_meter;
 struct ident_table;
 
 /* Used when an option is 0. */
-#define HTTP_DEFAULT_THREADS	     2
-#define HTTP_DEFAULT_MAX_CONNECTIONS 64
+#define HTTP_DEFAULT_THREADS	       2
+#define HTTP_DEFAULT_MAX_CONNECTIONS   64
+#define HTTP_DEFAULT_MAX_PER_CLIENT    16 /* a quarter of the limit */
+#define HTTP_DEFAULT_HEADER_TIMEOUT_NS (INT64_C(10) * 1000000000)
 /* Seconds a connection may stay idle before MHD closes it. */
 #define HTTP_CONNECTION_TIMEOUT_S 30
 
 struct http_opts {
 	unsigned threads;	  /* MHD thread pool size per listener */
 	unsigned max_connections; /* concurrent connections per listener */
+	/* Concurrent connections per client address, per listener: more
+	 * are accepted and closed at once. */
+	unsigned max_per_client;
+	/* A request's headers must be complete within this of the
+	 * connection's opening (for a later request on a kept-alive
+	 * connection: within the longer of this and the idle timeout of
+	 * the previous response), or the connection is closed. */
+	int64_t header_timeout_ns;
 };
 
 struct http_server;

@@ -8,6 +8,7 @@ libfabmon_exporters_a_SOURCES = \
 	exporters/prom.c exporters/prom.h \
 	exporters/api.c exporters/api.h \
 	exporters/http.c exporters/http.h \
+	exporters/http_guard.c exporters/http_guard.h \
 	exporters/incidents.c exporters/incidents.h \
 	exporters/alert.c exporters/alert.h \
 	exporters/report_api.c exporters/report_api.h

@@ -91,6 +91,8 @@ START_TEST(test_full_file_sets_every_value)
 	ck_assert_uint_eq(c->store_stale_intervals, 10);
 	ck_assert_uint_eq(c->http_threads, 4);
 	ck_assert_uint_eq(c->http_max_connections, 1024);
+	ck_assert_uint_eq(c->http_max_per_client, 16);
+	ck_assert_uint_eq(c->http_header_timeout_ns, 2500000000u);
 
 	ck_assert_uint_eq(c->n_targets, 3);
 	const struct cfg_target *t = &c->targets[0];
@@ -188,6 +190,8 @@ static void check_defaults(const struct cfg *c)
 	ck_assert_uint_eq(c->store_stale_intervals, 5);
 	ck_assert_uint_eq(c->http_threads, 2);
 	ck_assert_uint_eq(c->http_max_connections, 256);
+	ck_assert_uint_eq(c->http_max_per_client, 64);
+	ck_assert_uint_eq(c->http_header_timeout_ns, 10000000000u);
 	ck_assert(!nic_cfg_of(c)->enabled);
 	ck_assert_int_eq(gethostname(host, sizeof host - 1), 0);
 	ck_assert_str_eq(nic_cfg_of(c)->device, host);
@@ -442,6 +446,12 @@ static const struct {
 	{ "http: {max_connections: 0}\n",
 	  "t.yaml:1:25: http.max_connections: must be between 1 and 65536, "
 	  "not 0" },
+	{ "http: {header_timeout: 10ms}\n",
+	  "t.yaml:1:24: http.header_timeout: must be between 100ms and 1h, "
+	  "not 10ms" },
+	{ "http: {max_connections_per_client: 0}\n",
+	  "t.yaml:1:36: http.max_connections_per_client: must be between 1 "
+	  "and 65536, not 0" },
 	{ "store: {ring: -8}\n",
 	  "t.yaml:1:15: store.ring: must be between 8 and 4096, not -8" },
 	{ "store: {stale_after: 99999999999999999999999}\n",
