@@ -232,6 +232,7 @@ void rules_free(struct rules *r)
 	free(r->cycle_key);
 	free(r->dhold_at);
 	free(r->dhold_v);
+	free(r->dhold_arr);
 	free(r->flap_n);
 	free(r->base);
 	free(r->pbase);
@@ -467,6 +468,7 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->cycle_key, cap, ncap);
 	GROW(r->dhold_at, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->dhold_v, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
+	GROW(r->dhold_arr, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);
 	GROW(r->flap_n, cap, ncap);
 	GROW(r->base, cap, ncap);
 	GROW(r->pbase, (size_t)cap * PRIOS, (size_t)ncap * PRIOS);

@@ -150,14 +150,42 @@ static void ecn_after_pfc_rules(struct rules *r, int q, int64_t now)
 }
 
 /*
+ * Whether nothing that could still explain drops at switch port p (q,
+ * first shown by data that arrived at arr) is yet to come in: no port of
+ * p's device is paused by another switch (a pause cycle runs through
+ * switches only, so one through the device, forming or breaking, would
+ * need one), and the device at the other end of p's link has delivered
+ * data that arrived at arr or later, so a link change there
+ * (rules_link_near) up to the drops' sample would show. Arrival, not
+ * the same round: a sample of the peer taken a moment before the drops'
+ * may predate the change that caused them.
+ */
+static bool drops_settled(const struct rules *r, uint32_t p, int64_t arr)
+{
+	uint32_t d = r->devi[p];
+	float thr = (float)r->c.r.pause_ratio;
+	for (uint32_t k = 0; k < r->dev_count[d]; k++) {
+		uint32_t x = DEV_PORTS(r, d)[k];
+		if (r->dw[x] >= thr && has_peer(r, x) && !r->is_nic[r->peer[x]])
+			return false;
+	}
+	if (!has_peer(r, p))
+		return true;
+	int64_t seen = r->dlast[r->devi[r->peer[p]]];
+	return seen != INT64_MIN && arr != INT64_MIN && seen >= arr;
+}
+
+/*
  * A switch's drops wait for the other samples of their interval: targets
  * publish on phases of their own, so what explains drops seen at one
  * switch (a pause cycle the other switches' samples close, a link change
  * another switch reports) may come in up to a sample interval later.
- * Drops off a cycle are held for a window from the tick that first shows
- * them, their peak kept, then judged; while they go on after that they
- * pass at once, until a window without any. Returns whether they still
- * wait; *drops: this tick's, on release the held peak if greater.
+ * Drops off a cycle are held from the tick that first shows them, their
+ * peak kept, until what could explain them has come in (drops_settled:
+ * at once when it already has) or for a window at most, then judged;
+ * while they go on after that they pass at once, until a window without
+ * any. Returns whether they still wait; *drops: this tick's, on release
+ * the held peak if greater.
  * dhold_at: 0 nothing, > 0 held since, < 0 released (-last seen).
  */
 static bool drop_held(struct rules *r, uint32_t p, int q, int64_t now, bool cyc,
@@ -174,7 +202,9 @@ static bool drop_held(struct rules *r, uint32_t p, int q, int64_t now, bool cyc,
 	}
 	if (at > 0 && r->dhold_v[li] > *drops)
 		*drops = r->dhold_v[li];
-	if (cyc || (at > 0 && now - at >= r->c.window_ns)) {
+	int64_t arr = at > 0 ? r->dhold_arr[li] : r->plast[p];
+	if (cyc || (at > 0 && now - at >= r->c.window_ns) ||
+	    ((at > 0 || *drops > 0) && drops_settled(r, p, arr))) {
 		if (at > 0)
 			r->n_dhold--;
 		r->dhold_at[li] = *drops > 0 ? -now : 0;
@@ -185,6 +215,7 @@ static bool drop_held(struct rules *r, uint32_t p, int q, int64_t now, bool cyc,
 	if (!at) {
 		r->dhold_at[li] = now;
 		r->dhold_v[li] = 0;
+		r->dhold_arr[li] = arr;
 		r->n_dhold++;
 	}
 	if (*drops > r->dhold_v[li])

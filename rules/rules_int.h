@@ -339,6 +339,8 @@ struct rules {
 	uint32_t *cycle_key; /* that cycle's member that sorts first */
 	int64_t *dhold_at;   /* a switch's drops first seen [lix] (0: none) */
 	float *dhold_v;	     /* their peak while held [lix] */
+	int64_t *dhold_arr;  /* the arrival (figures' ms) of the data that
+				first showed them [lix] */
 	uint32_t n_dhold;    /* held entries */
 	uint8_t *flap_n;
 	struct dbase *base;  /* receive-discard baselines (rules_base.c) */

@@ -442,6 +442,43 @@ START_TEST(test_reroute_drops_next_to_a_link_change)
 }
 END_TEST
 
+/* A switch's held drops are judged once the switch at the other end of
+ * the dropping port has delivered a sample as new as theirs: s0 reporting
+ * its link to l1 down 0.4 s after l0's sample showed the reroute's flush
+ * makes them the link change's; once the routes have settled, drops at
+ * l0 fire on s0's next sample, 0.1 s later, not a window later. */
+START_TEST(test_held_drops_judged_on_the_neighbours_sample)
+{
+	static const char *const l0[] = { "l0", NULL };
+	static const char *const sp[] = { "s0", "l1", NULL };
+	link2("l0", "e1", "s0", "e0");
+	link2("s0", "e1", "l1", "e0");
+	set("l0", "e1", FM_C_QUEUE_TX_PACKETS, 3, 1e6);
+	set("l0", "e1", FM_C_QUEUE_DROPS, 3, 0);
+	set("s0", "e0", FM_C_LINK_UP, 0, 1);
+	set("s0", "e1", FM_C_LINK_UP, 0, 1);
+	steps(5);
+	set("s0", "e1", FM_C_LINK_UP, 0, 0);
+	set("l0", "e1", FM_C_QUEUE_DROPS, 3, 252);
+	step_only(l0, SEC * 6 / 10);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+	set("l0", "e1", FM_C_QUEUE_DROPS, 3, 0);
+	for (int k = 0; k < 12; k++) {
+		step_only(sp, SEC * 4 / 10);
+		step_only(l0, SEC * 6 / 10);
+	}
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0);
+
+	set("l0", "e1", FM_C_QUEUE_DROPS, 3, 252);
+	step_only(sp, SEC * 4 / 10);
+	step_only(l0, SEC * 5 / 10);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 0); /* held */
+	step_only(sp, SEC / 10);
+	ck_assert_uint_eq(fired(RULES_LOSSLESS_DROP), 1);
+	ck_assert(drop_at("l0", 3, NULL));
+}
+END_TEST
+
 /* Switches publish on phases of their own: a1's sample shows the drops
  * of a reroute's flush half a second before a0's and a2's samples close
  * the pause cycle a0:e1 -> a1:e1 -> a2:e1 -> a0:e1 the new routes made
@@ -591,6 +628,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_flap_drops_are_its_evidence);
 	tcase_add_test(tc, test_reboot_is_no_lossless_drop);
 	tcase_add_test(tc, test_reroute_drops_next_to_a_link_change);
+	tcase_add_test(tc, test_held_drops_judged_on_the_neighbours_sample);
 	tcase_add_test(tc, test_drops_a_sample_before_their_cycle);
 	tcase_add_test(tc, test_microbursts_are_no_incast);
 	tcase_add_test(tc, test_short_incast_bursts_fire);
