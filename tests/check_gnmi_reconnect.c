@@ -24,6 +24,8 @@
 #include "store.h"
 #include "target.h"
 
+#include "grpc_down.h"
+
 #include <check.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -100,6 +102,9 @@ static void teardown(void)
 	tgt = NULL;
 	gnmi_target_loop_free(loop);
 	loop = NULL;
+	/* gRPC's own last references go after ours (grpc_down.h). */
+	ck_assert_msg(test_grpc_wait_down(20000),
+		      "gRPC still initialised: something was not released");
 	cfg_free(cfg);
 	cfg = NULL;
 	health_free(hl);
