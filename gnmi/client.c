@@ -14,7 +14,21 @@
  *   IDLE -> CAPS (Capabilities) -> STREAM (Subscribe) -> ... -> WAIT
  *
  * WAIT is a backoff before the next connect, or the interval before the
- * next ONCE. A call is over when its status batch has completed and no
+ * next ONCE.
+ *
+ * Backoff: each failure doubles the backoff (1 s to 60 s) and waits
+ * between half of it and all of it (the jitter spreads a fabric's
+ * reconnects; the half floor keeps a failing target's retries apart
+ * whatever the draw). A stream that ends soon after it started is a
+ * failure like a refused connect: the backoff is reset, and the
+ * failures forgotten, only once a stream has delivered for
+ * max(STABLE_MIN_NS, its watchdog period) or a ONCE has been answered.
+ * So a target that drops every stream after its sync_response is
+ * retried at 1, 2, 4 ... 60 s rather than every second, and its
+ * failures share one rate-limited complaint (log_complain) rather than
+ * a failure line and a recovery line each.
+ *
+ * A call is over when its status batch has completed and no
  * other batch is pending; only then is it unreferenced (grpc-core-c.md
  * §3.4). A target being stopped cancels its call and is freed once the
  * call is over.
@@ -121,6 +135,7 @@ static void call_reset(struct gtarget *t)
 	t->send_pending = false;
 	t->cancelled_by_watchdog = false;
 	t->got_message = false;
+	t->stable_at_ns = 0;
 }
 
 static bool start_batch(struct gtarget *t, const grpc_op *ops, size_t n,
@@ -309,8 +324,8 @@ static void schedule_retry(struct gtarget *t, bool fatal)
 		    t->backoff_ns ? t->backoff_ns * 2 : BACKOFF_MIN_NS;
 		if (t->backoff_ns > BACKOFF_MAX_NS)
 			t->backoff_ns = BACKOFF_MAX_NS;
-		/* Full jitter, never below a tenth of a second. */
-		wait = 100 * NS_PER_MS + jitter(t->th, t->backoff_ns);
+		/* Half fixed, half jitter: at least backoff / 2. */
+		wait = t->backoff_ns / 2 + jitter(t->th, t->backoff_ns / 2);
 	}
 	t->state = GS_WAIT;
 	set_timer(t, mono_ns() + wait);
@@ -336,16 +351,28 @@ static void fail_attempt(struct gtarget *t, grpc_status_code code,
 		     fatal ? " (not retryable soon: check the config)" : "");
 }
 
-/* A usable stream or ONCE: the target is up. */
+/* A usable stream or ONCE: the target is up (its health says so at
+ * once; the backoff waits until it has stayed up, client_mark_stable). */
 static void mark_up(struct gtarget *t)
 {
 	connecting_done(t);
+	health_target_set_up(t->health, true, NULL);
+}
+
+void client_mark_stable(struct gtarget *t)
+{
+	t->stable_at_ns = 0;
 	if (t->failures)
 		log_complain_clear(&t->complaint, "gnmi", "%s: streaming again",
 				   t->name);
 	t->failures = 0;
 	t->backoff_ns = 0;
-	health_target_set_up(t->health, true, NULL);
+}
+
+/* How long t's stream must deliver to count as healthy. */
+static int64_t stable_period(const struct gtarget *t)
+{
+	return t->watchdog_ns > STABLE_MIN_NS ? t->watchdog_ns : STABLE_MIN_NS;
 }
 
 static int choose_encoding(struct gtarget *t, const Gnmi__CapabilityResponse *r,
@@ -450,12 +477,14 @@ static void caps_done(struct gtarget *t, grpc_status_code st,
 		t->encoding_known = true;
 		if (t->is_objects) /* (for the count logged) */
 			client_objects_take(t);
-		log_info("gnmi", "%s: subscribing (%s, %s encoding, %zu paths)",
-			 t->name,
-			 t->cfg->mode == CFG_GNMI_ONCE	 ? "once"
-			 : t->cfg->mode == CFG_GNMI_POLL ? "poll"
-							 : "stream",
-			 encoding_name(t->encoding), t->n_subs);
+		/* Logged once per recovery, not on every retry of a target
+		 * that keeps failing (its complaint says so). */
+		log_msg(t->failures ? LOG_LVL_DEBUG : LOG_LVL_INFO, "gnmi",
+			"%s: subscribing (%s, %s encoding, %zu paths)", t->name,
+			t->cfg->mode == CFG_GNMI_ONCE	? "once"
+			: t->cfg->mode == CFG_GNMI_POLL ? "poll"
+							: "stream",
+			encoding_name(t->encoding), t->n_subs);
 		start_subscribe(t);
 		goto out;
 	}
@@ -550,12 +579,14 @@ static void recv_done(struct gtarget *t, bool ok)
 	if (grpc_byte_buffer_reader_init(&r, t->recv_bb)) {
 		grpc_slice flat = grpc_byte_buffer_reader_readall(&r);
 		grpc_byte_buffer_reader_destroy(&r);
+		t->last_msg_ns = mono_ns();
 		if (!t->got_message) {
 			t->got_message = true;
+			t->stable_at_ns = t->last_msg_ns + stable_period(t);
+			note_due(t->th, t->stable_at_ns);
 			mark_up(t);
 		}
 		t->messages++;
-		t->last_msg_ns = mono_ns();
 		handle_response(t, GRPC_SLICE_START_PTR(flat),
 				GRPC_SLICE_LENGTH(flat));
 		grpc_slice_unref(flat);
@@ -574,6 +605,11 @@ static void call_finished(struct gtarget *t)
 	grpc_status_code st = t->status;
 	bool watchdog = t->cancelled_by_watchdog;
 	bool got = t->got_message;
+	/* A stream that delivered long enough was healthy, even if the
+	 * thread has not yet looked at its timer. */
+	if (t->stable_at_ns && mono_ns() >= t->stable_at_ns)
+		client_mark_stable(t);
+	t->stable_at_ns = 0;
 	grpc_byte_buffer *answer = was == GS_CAPS ? t->recv_bb : NULL;
 	if (answer)
 		t->recv_bb = NULL;
@@ -629,6 +665,8 @@ static void call_finished(struct gtarget *t)
 	} else if (t->cfg->mode == CFG_GNMI_ONCE && st == GRPC_STATUS_OK) {
 		if (!got)
 			mark_up(t);
+		/* A whole answer: healthy, however short the call. */
+		client_mark_stable(t);
 		t->state = GS_WAIT;
 		set_timer(t, mono_ns() + t->every_ns);
 	} else {

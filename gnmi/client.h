@@ -14,8 +14,14 @@
  * Per target: Capabilities (models and encodings logged at debug; the
  * encoding chosen or checked against them), then one Subscribe stream
  * (STREAM, ONCE re-run every interval, or POLL every poll_interval).
- * Failures reconnect with exponential backoff and full jitter (1 s to
- * 60 s); answers that retrying will not fix (UNAUTHENTICATED,
+ * Failures reconnect with exponential backoff (1 s to 60 s, each wait
+ * between half the backoff and all of it); a stream that ends within
+ * max(10 s, its watchdog period) of its first message counts as a
+ * failure that grows the backoff, and only a stream that lasted that
+ * long (or an answered ONCE) starts it over, so a target that drops
+ * every stream after its sync_response is not reconnected every second.
+ * A target's repeated failures share one rate-limited log line. Answers
+ * that retrying will not fix (UNAUTHENTICATED,
  * PERMISSION_DENIED, INVALID_ARGUMENT, UNIMPLEMENTED) are reported and
  * retried slowly (5 to 10 min). A global cap bounds connection attempts
  * in flight. A stream silent for max(3 x sample_interval, 2 x heartbeat)

@@ -31,6 +31,10 @@
 #define CONNECT_CAP_WAIT_NS (100 * NS_PER_MS)
 #define PEM_MAX_BYTES	    (1024 * 1024)
 #define KEEPALIVE_MS	    300000 /* targets' default ping policy allows it */
+/* A stream is healthy once it has delivered for max(STABLE_MIN_NS, its
+ * watchdog period); only then does a reconnect start over from the
+ * shortest backoff (see client.c, "Backoff"). */
+#define STABLE_MIN_NS (10 * NS_PER_S)
 /* Objects streams: a change of the object set is served once the map
  * has been quiet OBJ_QUIET_NS, at least OBJ_MIN_GAP_NS after the last
  * Subscribe, and at most OBJ_MAX_DELAY_NS after the first change. */
@@ -138,7 +142,11 @@ struct gtarget {
 	int64_t t_action; /* next connect / poll / once; 0: none */
 	int64_t last_msg_ns;
 	int64_t backoff_ns;
-	unsigned failures;
+	/* When this stream will have been healthy long enough to forget
+	 * the failures before it; 0: not pending (no message yet, or
+	 * already judged healthy). */
+	int64_t stable_at_ns;
+	unsigned failures; /* since the target was last healthy */
 	uint64_t messages;
 	uint64_t unmapped_seen;
 	struct log_complaint complaint;
@@ -241,6 +249,10 @@ void client_connect_target(struct gtarget *t);
 void client_send_poll(struct gtarget *t);
 /* Handles the completion of operation op of t's call. */
 void client_handle_event(struct gtarget *t, enum op op, bool ok);
+/* t's stream has delivered since stable_at_ns (now is past it): the
+ * failures before it are forgotten (logged once) and the backoff
+ * starts over. */
+void client_mark_stable(struct gtarget *t);
 
 /* client_target.c */
 

@@ -30,6 +30,8 @@ static void run_target_timers(struct gtarget *t, int64_t now)
 {
 	if (t->stopping)
 		return;
+	if (t->stable_at_ns && now >= t->stable_at_ns)
+		client_mark_stable(t);
 	if (t->t_action && now >= t->t_action) {
 		t->t_action = 0;
 		if (t->is_objects)
@@ -53,6 +55,8 @@ static void run_target_timers(struct gtarget *t, int64_t now)
 static int64_t target_next_due(const struct gtarget *t)
 {
 	int64_t due = t->t_action;
+	if (t->stable_at_ns && (!due || t->stable_at_ns < due))
+		due = t->stable_at_ns;
 	if (t->state == GS_STREAM && t->watchdog_ns && t->call &&
 	    !t->cancelled_by_watchdog) {
 		int64_t w = t->last_msg_ns + t->watchdog_ns + 1;

@@ -21,10 +21,12 @@ $(libfabmon_gnmi_a_OBJECTS): proto/protoc.stamp
 check_PROGRAMS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
 	tests/check_gnmi_target tests/check_gnmi_collector \
+	tests/check_gnmi_reconnect \
 	tests/check_gnmi_wire tests/check_gnmi_lldp tests/check_gnmi_maps
 TESTS += tests/check_gnmi_path tests/check_gnmi_value \
 	tests/check_gnmi_decode tests/check_gnmi_profile \
 	tests/check_gnmi_target tests/check_gnmi_collector \
+	tests/check_gnmi_reconnect \
 	tests/check_gnmi_wire tests/check_gnmi_lldp tests/check_gnmi_maps
 tests_check_gnmi_path_SOURCES = tests/check_gnmi_path.c
 tests_check_gnmi_path_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
@@ -38,12 +40,15 @@ tests_check_gnmi_decode_LDADD = $(TEST_LIBS)
 tests_check_gnmi_profile_SOURCES = tests/check_gnmi_profile.c tests/gnmi_notif.h
 tests_check_gnmi_profile_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_profile_LDADD = $(TEST_LIBS)
-tests_check_gnmi_target_SOURCES = tests/check_gnmi_target.c
+tests_check_gnmi_target_SOURCES = tests/check_gnmi_target.c tests/grpc_down.h
 tests_check_gnmi_target_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_target_LDADD = libgnmi_target.a $(TEST_LIBS)
-tests_check_gnmi_collector_SOURCES = tests/check_gnmi_collector.c
+tests_check_gnmi_collector_SOURCES = tests/check_gnmi_collector.c tests/grpc_down.h
 tests_check_gnmi_collector_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_collector_LDADD = libgnmi_target.a $(TEST_LIBS)
+tests_check_gnmi_reconnect_SOURCES = tests/check_gnmi_reconnect.c tests/grpc_down.h
+tests_check_gnmi_reconnect_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
+tests_check_gnmi_reconnect_LDADD = libgnmi_target.a $(TEST_LIBS)
 tests_check_gnmi_wire_SOURCES = tests/check_gnmi_wire.c
 tests_check_gnmi_wire_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_wire_LDADD = $(TEST_LIBS)
@@ -58,6 +63,7 @@ $(tests_check_gnmi_path_OBJECTS) $(tests_check_gnmi_value_OBJECTS) \
 $(tests_check_gnmi_decode_OBJECTS) $(tests_check_gnmi_profile_OBJECTS) \
 $(tests_check_gnmi_target_OBJECTS) \
 $(tests_check_gnmi_collector_OBJECTS) \
+$(tests_check_gnmi_reconnect_OBJECTS) \
 $(tests_check_gnmi_wire_OBJECTS) \
 $(tests_check_gnmi_lldp_OBJECTS): proto/protoc.stamp
 

@@ -580,6 +580,13 @@ void gnmi_target_set_silent(struct gnmi_target *t, bool silent)
 	pthread_mutex_unlock(&t->lock);
 }
 
+void gnmi_target_set_end_after_sync(struct gnmi_target *t, bool on)
+{
+	pthread_mutex_lock(&t->lock);
+	t->end_after_sync = on;
+	pthread_mutex_unlock(&t->lock);
+}
+
 /* Queues payload on every streaming call, first or last in line. */
 static size_t queue_raw(struct gnmi_target *t, const void *payload, size_t len,
 			bool front)

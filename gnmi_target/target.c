@@ -434,6 +434,10 @@ void gt_stream_initial(struct gt_call *c)
 	stream_dump(c, !st->updates_only);
 	if (st->mode == GNMI__SUBSCRIPTION_LIST__MODE__ONCE)
 		gt_call_finish(c, GRPC_STATUS_OK, "%s", "");
+	else if (t->end_after_sync)
+		gt_call_finish(c, GRPC_STATUS_UNAVAILABLE, "%s",
+			       "the stream ended after its sync_response "
+			       "(fault hook)");
 }
 
 /* Adds subscription s's leaves to b: all of them for a heartbeat, else

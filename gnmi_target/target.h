@@ -250,6 +250,15 @@ int gnmi_target_start(struct gnmi_target *t);
 void gnmi_target_set_silent(struct gnmi_target *t, bool silent);
 
 /*
+ * End after sync: each STREAM or POLL Subscribe that sends its initial
+ * dump while this is on ends with UNAVAILABLE right after its
+ * sync_response, as a target does that drops its streams once
+ * synchronised (clients' reconnect backoff is tested this way).
+ * Streams already past their sync_response go on.
+ */
+void gnmi_target_set_end_after_sync(struct gnmi_target *t, bool on);
+
+/*
  * Queues the len bytes at payload, unchecked, as the next message of
  * every active Subscribe RPC (silent or not), to test a client's
  * handling of malformed messages. Returns the number of RPCs it was

@@ -239,6 +239,7 @@ struct gnmi_target {
 	uint64_t del_gen; /* the last tick that deleted a published leaf */
 	int64_t tick_ts;
 	bool silent;
+	bool end_after_sync; /* gnmi_target_set_end_after_sync() */
 };
 
 /* Leaf updates (or deletes) collected for one send. */

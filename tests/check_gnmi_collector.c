@@ -21,6 +21,8 @@
 #include "store.h"
 #include "target.h"
 
+#include "grpc_down.h"
+
 #include <check.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -79,6 +81,9 @@ static void teardown(void)
 	tgt = NULL;
 	gnmi_target_loop_free(loop);
 	loop = NULL;
+	/* gRPC's own last references go after ours (grpc_down.h). */
+	ck_assert_msg(test_grpc_wait_down(20000),
+		      "gRPC still initialised: something was not released");
 	cfg_free(cfg);
 	cfg = NULL;
 	health_free(hl);

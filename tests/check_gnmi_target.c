@@ -20,6 +20,7 @@
 #include "target.h"
 
 #include "gnmi.pb-c.h"
+#include "grpc_down.h"
 
 #include <check.h>
 #include <grpc/byte_buffer_reader.h>
@@ -62,6 +63,9 @@ static void setup(void)
 static void teardown(void)
 {
 	grpc_shutdown();
+	/* gRPC's own last references go after ours (grpc_down.h). */
+	ck_assert_msg(test_grpc_wait_down(20000),
+		      "gRPC still initialised: something was not released");
 }
 
 static gpr_timespec deadline_ms(int ms)
