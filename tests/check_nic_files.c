@@ -1,9 +1,17 @@
 /*
- * check_nic_files: reads that do not return (issue #16): nic_guard
- * gives up on a job stuck in a read (a pipe nobody writes stands in for
- * a hung driver), runs the next job on a fresh worker, calls the job's
- * late hook once the read returns, and ends a run at once when
- * interrupted.
+ * check_nic_files: what the NIC collector does with files it cannot
+ * read and reads that do not return (issue #16). A FIFO and an
+ * unreadable file among a host's counter files are skipped, counted in
+ * errors at each scan, named in last_error and logged once, while the
+ * rest is read (before, the FIFO blocked open() for ever); and
+ * nic_guard gives up on a job stuck in a read (a pipe nobody writes
+ * stands in for a hung driver), runs the next job on a fresh worker,
+ * calls the job's late hook once the read returns, and ends a run at
+ * once when interrupted.
+ *
+ * Runs as root too: chmod 000 does not stop root, so the unreadable
+ * file is read after dropping to an unprivileged user, in the forked
+ * test process (Check's default CK_FORK mode).
  */
 #include "config.h"
 
@@ -29,6 +37,144 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+static char tree[4096];
+
+static const char *srcpath(const char *rel)
+{
+	static char buf[4096];
+	const char *top = getenv("top_srcdir");
+	snprintf(buf, sizeof buf, "%s/%s", top && *top ? top : ".", rel);
+	return buf;
+}
+
+#define HW "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+
+/* A copy of the RoCE tree, made and removed by the runner's own process
+ * (an unchecked fixture), so a test may drop its privileges. */
+static void tree_setup(void)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(tree, sizeof tree, "%s/check_nic_files.XXXXXX",
+		 dir && *dir ? dir : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(tree));
+	ck_assert_int_eq(chmod(tree, 0755), 0);
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd, "cp -r '%s' '%s/t' && chmod -R a+rX,u+w '%s'",
+		 srcpath("tests/data/nic-roce"), tree, tree);
+	ck_assert_int_eq(system(cmd), 0);
+	char path[4400];
+	snprintf(path, sizeof path, "%s/t" HW "out_of_buffer", tree);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof path, "%s/t" HW "np_cnp_sent", tree);
+	ck_assert_int_eq(chmod(path, 0), 0);
+}
+
+static void tree_teardown(void)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tree);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static size_t count_in(const char *file, const char *needle)
+{
+	FILE *f = fopen(file, "r");
+	ck_assert_ptr_nonnull(f);
+	char line[2048];
+	size_t n = 0;
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+static bool has(struct store *st, const char *port, enum fm_counter c)
+{
+	struct store_key k = {
+		.device = store_intern(st, "h1"),
+		.port = store_intern(st, port),
+		.counter = (uint16_t)c,
+	};
+	return store_lookup(st, &k) != 0;
+}
+
+START_TEST(test_fifo_and_unreadable_files_are_counted_and_named_once)
+{
+	bool eacces = true;
+	if (geteuid() == 0) {
+		const char *fork_mode = getenv("CK_FORK");
+		if (fork_mode && strcmp(fork_mode, "no") == 0) {
+			fprintf(stderr, "check_nic_files: root without "
+					"CK_FORK: the EACCES case is not "
+					"checked\n");
+			eacces = false;
+		} else {
+			/* nobody: mode 000 then means EACCES */
+			ck_assert_int_eq(setgroups(0, NULL), 0);
+			ck_assert_int_eq(setresgid(65534, 65534, 65534), 0);
+			ck_assert_int_eq(setresuid(65534, 65534, 65534), 0);
+		}
+	}
+	char logfile[] = "/tmp/check_nic_files.log.XXXXXX";
+	int lfd = mkstemp(logfile);
+	ck_assert_int_ge(lfd, 0);
+	log_set_fd(lfd);
+
+	char root[4200], eth[4200];
+	snprintf(root, sizeof root, "%s/t/sys", tree);
+	snprintf(eth, sizeof eth, "%s/t/ethtool", tree);
+	struct store *st = store_new(NULL);
+	struct health *hl = health_new();
+	struct nic_host_opts o = {
+		.store = st,
+		.health = health_target(hl, "h1", "nic"),
+		.device = "h1",
+		.sysfs_root = root,
+		.ethtool_dir = eth,
+		.interval_ms = 100,
+	};
+	struct nic_host *h = nic_host_new(&o);
+	/* Three scans: the files are met three times. */
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_gt(nic_host_poll(h), 0);
+		nic_host_rescan(h);
+	}
+	struct health_target_info *v;
+	size_t n = health_snapshot(hl, &v);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(v[0].up);
+	uint64_t per_scan = eacces ? 2 : 1;
+	ck_assert_uint_eq(v[0].counters[HEALTH_C_ERRORS], 3 * per_scan);
+	ck_assert_ptr_nonnull(v[0].last_error);
+	ck_assert_msg(strstr(v[0].last_error,
+			     "out_of_buffer: not a regular file (fifo)") ||
+			  strstr(v[0].last_error,
+				 "np_cnp_sent: cannot open: Permission denied"),
+		      "last_error: %s", v[0].last_error);
+	health_snapshot_free(v, n);
+	/* The rest was read; the two were not. */
+	ck_assert(has(st, "mlx5_0", FM_C_CNP_HANDLED));
+	ck_assert(!has(st, "mlx5_0", FM_C_NIC_OUT_OF_BUFFER));
+	if (eacces)
+		ck_assert(!has(st, "mlx5_0", FM_C_CNP_SENT));
+
+	log_set_fd(-1);
+	close(lfd);
+	ck_assert_uint_eq(count_in(logfile, "out_of_buffer: not a regular "
+					    "file (fifo)"),
+			  1);
+	if (eacces)
+		ck_assert_uint_eq(count_in(logfile, "np_cnp_sent: cannot open: "
+						    "Permission denied"),
+				  1);
+	unlink(logfile);
+	nic_host_free(h);
+	health_free(hl);
+	store_free(st);
+}
+END_TEST
 
 /*
  * nic_guard. A job reads one byte from a pipe: it returns when the test
@@ -139,7 +285,13 @@ END_TEST
 static Suite *nic_files_suite(void)
 {
 	Suite *s = suite_create("nic_files");
-	TCase *tc = tcase_create("guard");
+	TCase *tc = tcase_create("files");
+	tcase_add_unchecked_fixture(tc, tree_setup, tree_teardown);
+	tcase_add_test(
+	    tc, test_fifo_and_unreadable_files_are_counted_and_named_once);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("guard");
 	tcase_add_test(tc, test_guard_gives_up_on_a_stuck_read_and_goes_on);
 	tcase_add_test(tc, test_guard_interrupt_ends_a_stuck_run_at_once);
 	tcase_set_timeout(tc, 60);

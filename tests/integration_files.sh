@@ -4,7 +4,9 @@
 # FIFO or a device as ca or profile with file:line:col and the key, and
 # fabmond does not start with one; a FIFO among the profiles of
 # profiles_dir (found only when the target starts) leaves fabmond
-# serving with the target down and the reason, and SIGTERM stops it. Before the fix each of these hung
+# serving with the target down and the reason; a FIFO among a NIC's
+# counter files is skipped and counted while the rest is read; and
+# SIGTERM stops fabmond in every case. Before the fix each of these hung
 # (open() of a FIFO waits for a writer) or passed unnoticed.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -103,3 +105,41 @@ wait_for 20 field_has leaf1 gnmi last_error "not a regular file (fifo)" ||
 	fail "leaf1: last_error is '$(api_field leaf1 gnmi last_error)'"
 stop_bounded "$FABMOND_PID"
 pass "a FIFO profile in profiles_dir: fabmond serves, the target says why, SIGTERM stops it"
+
+# A FIFO among a NIC's counter files.
+cp -r "$top_srcdir/tests/data/nic-roce" "$WORK/h1"
+chmod -R u+w "$WORK/h1"
+HW="$WORK/h1/sys/class/infiniband/mlx5_0/ports/1/hw_counters"
+rm "$HW/out_of_buffer"
+mkfifo "$HW/out_of_buffer"
+cat >"$WORK/nic.yaml" <<YAML
+listen: ["127.0.0.1:0"]
+nic:
+  interval: 100ms
+  hosts:
+    - {device: h1, sysfs_root: $WORK/h1/sys, ethtool_dir: $WORK/h1/ethtool}
+YAML
+start_fabmond nic -c "$WORK/nic.yaml"
+up_is_1() { field_has h1 nic up True; }
+wait_for 20 up_is_1 || fail "h1 is not up: $(cat "$WORK/targets.json")"
+wait_for 20 field_has h1 nic last_error "out_of_buffer: not a regular file (fifo)" ||
+	fail "h1: last_error is '$(api_field h1 nic last_error)'"
+errors() {
+	http_get "http://127.0.0.1:$FABMOND_PORT/metrics" |
+		awk '/^fabmon_target_errors_total\{target="h1",protocol="nic"\}/ { print $2 }'
+}
+errors_positive() { [ "$(errors)" -gt 0 ] 2>/dev/null; }
+wait_for 20 errors_positive || fail "the FIFO was not counted: '$(errors)'"
+has_cnp() {
+	http_get "http://127.0.0.1:$FABMOND_PORT/metrics" |
+		grep -q '^fabmon_cnp_sent_packets_total{device="h1",port="mlx5_0"} 800$'
+}
+wait_for 20 has_cnp || fail "the other counters were not read"
+# Rescans happen every second here; the file is named once in the log.
+wait_for 20 grep -q "out_of_buffer: not a regular file" "$WORK/nic.log" ||
+	fail "the FIFO is not in the log"
+sleep 2
+n=$(grep -c "out_of_buffer: not a regular file" "$WORK/nic.log")
+[ "$n" = 1 ] || fail "the FIFO was logged $n times"
+stop_bounded "$FABMOND_PID"
+pass "a FIFO among NIC counters: skipped, counted, named once; SIGTERM stops fabmond"
