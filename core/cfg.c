@@ -23,6 +23,7 @@
 
 #include "log.h"
 #include "mem.h"
+#include "rfile.h"
 #include "units.h"
 #include "ytree.h"
 
@@ -63,10 +64,9 @@ size_t cfg_later(const struct ytree_fields *f, size_t i, size_t j)
 static int opt_secret_file(struct ytree_ctx *x, const struct ytree_fields *f,
 			   size_t i, char **out)
 {
-	char *path = NULL, *buf = NULL, eb[128];
-	struct stat st;
+	char *path = NULL, *buf = NULL, why[160];
 	size_t len = 0;
-	int rc, fd;
+	int rc;
 
 	if (!f->val[i])
 		return 0;
@@ -74,42 +74,12 @@ static int opt_secret_file(struct ytree_ctx *x, const struct ytree_fields *f,
 	rc = ytree_str(x, f->val[i], &path);
 	if (rc)
 		return rc;
-	/* O_NONBLOCK: a FIFO or a terminal must not hang the load. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		rc = ytree_fail(x, f->val[i], "cannot open \"%s\": %s", path,
-				strerror_r(errno, eb, sizeof eb));
+	/* rfile: a FIFO or a device must not hang or flood the load. */
+	buf = rfile_load(path, SECRET_MAX, &len, why, sizeof why, NULL);
+	if (!buf) {
+		rc = ytree_fail(x, f->val[i], "\"%s\": %s", path, why);
 		goto out;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = ytree_fail(x, f->val[i], "\"%s\" is not a regular file",
-				path);
-		close(fd);
-		goto out;
-	}
-	buf = xmalloc(SECRET_MAX + 1);
-	for (;;) {
-		ssize_t r = read(fd, buf + len, SECRET_MAX + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = ytree_fail(x, f->val[i], "cannot read \"%s\": %s",
-					path, strerror_r(errno, eb, sizeof eb));
-			break;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > SECRET_MAX) {
-			rc = ytree_fail(x, f->val[i],
-					"\"%s\" is larger than %d bytes", path,
-					SECRET_MAX);
-			break;
-		}
-	}
-	close(fd);
-	if (rc)
-		goto out;
 	if (len && buf[len - 1] == '\n')
 		len--;
 	if (len && buf[len - 1] == '\r')
@@ -127,7 +97,7 @@ static int opt_secret_file(struct ytree_ctx *x, const struct ytree_fields *f,
 	}
 out:
 	if (buf) {
-		explicit_bzero(buf, SECRET_MAX + 1);
+		explicit_bzero(buf, len);
 		free(buf);
 	}
 	free(path);

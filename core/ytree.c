@@ -11,6 +11,7 @@
 #include "ytree.h"
 
 #include "mem.h"
+#include "rfile.h"
 #include "units.h"
 
 #include <ctype.h>
@@ -738,6 +739,28 @@ int ytree_opt_str(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 	return rc;
 }
 
+int ytree_opt_file(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
+		   size_t max, char **out)
+{
+	char why[160];
+	if (!f->val[i])
+		return 0;
+	size_t saved = ytree_path_key(x, f->keys[i]);
+	int rc = ytree_str(x, f->val[i], out);
+	if (rc)
+		return rc;
+	rc = rfile_check(*out, max, why, sizeof why);
+	/* Missing or not ours to see yet: the daemon's user, or a file
+	 * provisioned later, decides at run time (the target is down with
+	 * the reason until then). */
+	if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR)
+		rc = 0;
+	if (rc)
+		return ytree_fail(x, f->val[i], "\"%s\": %s", *out, why);
+	ytree_path_cut(x, saved);
+	return 0;
+}
+
 int ytree_opt_bool(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 		   bool *out)
 {
@@ -806,33 +829,9 @@ int ytree_opt_enum(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 char *ytree_read_file(struct ytree_ctx *x, const char *path, size_t max,
 		      size_t *len)
 {
-	char eb[128];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		ytree_fail_file(x, "cannot open: %s",
-				strerror_r(errno, eb, sizeof eb));
-		return NULL;
-	}
-	/* One byte more than the limit tells "too large" from "full". */
-	char *buf = xmalloc(max + 1);
-	*len = 0;
-	for (;;) {
-		ssize_t r = read(fd, buf + *len, max + 1 - *len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ytree_fail_file(x, "cannot read: %s",
-					strerror_r(errno, eb, sizeof eb));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		*len += (size_t)r;
-		if (*len > max)
-			break;
-	}
-	close(fd);
+	char why[160];
+	char *buf = rfile_load(path, max, len, why, sizeof why, NULL);
+	if (!buf)
+		ytree_fail_file(x, "%s", why);
 	return buf;
 }

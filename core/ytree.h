@@ -112,10 +112,11 @@ __attribute__((format(printf, 2, 3))) int ytree_fail_file(struct ytree_ctx *x,
 							  const char *fmt, ...);
 
 /*
- * Reads the whole file path, of at most max bytes (one byte more is
- * read, so that ytree_load can tell "too large" from "exactly full").
- * Returns the buffer (the caller frees it) and its length in *len, or
- * NULL with "file: cannot open/read: reason" written through x.
+ * Reads the whole regular file path, of at most max bytes, without
+ * blocking on a FIFO or a device (rfile_load). Returns the buffer (the
+ * caller frees it) and its length in *len, or NULL with "file: cannot
+ * open: reason", "file: not a regular file (fifo)", "file: larger than
+ * N bytes" or "file: cannot read: reason" written through x.
  */
 char *ytree_read_file(struct ytree_ctx *x, const char *path, size_t max,
 		      size_t *len);
@@ -201,6 +202,12 @@ int ytree_want_seq(struct ytree_ctx *x, const struct ytree_node *n,
  */
 int ytree_opt_str(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 		  char **out);
+/* A path (as ytree_opt_str) that, if it exists, must be a regular file
+ * of at most max bytes (rfile_check): a FIFO, a device or a directory
+ * is refused here, before anything opens it. A path that does not exist
+ * or cannot be looked at passes: whoever reads it reports that. */
+int ytree_opt_file(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
+		   size_t max, char **out);
 int ytree_opt_bool(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,
 		   bool *out);
 int ytree_opt_uint(struct ytree_ctx *x, const struct ytree_fields *f, size_t i,

@@ -382,6 +382,25 @@ static void reload(struct daemon *d, const struct fabmond_opts *o)
 	sdnotify_status("serving %zu targets", nc->n_targets);
 }
 
+/*
+ * A stop that has not finished by then ends the process: the unit's
+ * TimeoutStopSec is 10 s, and no module's teardown may turn SIGTERM into
+ * systemd's SIGKILL. Every teardown is bounded on its own (the NIC
+ * collector never waits for a read); this is the net under them.
+ */
+#define STOP_DEADLINE_S 8
+
+static void *stop_deadline_main(void *arg)
+{
+	(void)arg;
+	struct timespec ts = { .tv_sec = STOP_DEADLINE_S };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		; /* a cancellation point: cancelled once teardown ends */
+	log_err("core", "stopping has taken over %d s: exiting unfinished",
+		STOP_DEADLINE_S);
+	_exit(1);
+}
+
 static void teardown(struct daemon *d)
 {
 	stop_collectors(d);
@@ -498,7 +517,14 @@ int fabmond_run(const struct fabmond_opts *o)
 	}
 
 	sdnotify_send("STOPPING=1");
+	pthread_t deadline;
+	bool armed =
+	    pthread_create(&deadline, NULL, stop_deadline_main, NULL) == 0;
 	teardown(&d);
+	if (armed) {
+		pthread_cancel(deadline);
+		pthread_join(deadline, NULL);
+	}
 	log_notice("core", "stopped");
 	return status;
 }

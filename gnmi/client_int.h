@@ -29,7 +29,7 @@
 #define FATAL_RETRY_NS	    (300 * NS_PER_S) /* 5 min, jittered up to 10 */
 #define CAPS_DEADLINE_MS    10000
 #define CONNECT_CAP_WAIT_NS (100 * NS_PER_MS)
-#define PEM_MAX_BYTES	    (1024 * 1024)
+#define PEM_MAX_BYTES	    GNMI_PEM_MAX_BYTES
 #define KEEPALIVE_MS	    300000 /* targets' default ping policy allows it */
 /* A stream is healthy once it has delivered for max(STABLE_MIN_NS, its
  * watchdog period); only then does a reconnect start over from the

@@ -20,6 +20,7 @@
 #include "store.h"
 
 #include "gnmi.pb-c.h"
+#include "rfile.h"
 
 #include <grpc/grpc_security.h>
 
@@ -34,25 +35,18 @@
 
 static char *read_pem(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
-			 strerror(errno));
-		return NULL;
-	}
-	char *buf = xmalloc(PEM_MAX_BYTES + 1);
-	size_t n = fread(buf, 1, PEM_MAX_BYTES + 1, f);
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad || n > PEM_MAX_BYTES || n == 0) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
-			 bad ? "read error"
-			 : n ? "larger than 1 MiB"
-			     : "empty");
+	char why[160];
+	size_t len;
+	/* rfile: a FIFO or a device named here must not hang the start. */
+	char *buf =
+	    rfile_load(path, PEM_MAX_BYTES, &len, why, sizeof why, NULL);
+	if (buf && len == 0) {
 		free(buf);
-		return NULL;
+		buf = NULL;
+		snprintf(why, sizeof why, "empty");
 	}
-	buf[n] = '\0';
+	if (!buf)
+		snprintf(err, errlen, "%s: %s", path, why);
 	return buf;
 }
 

@@ -216,6 +216,18 @@ static int gnmi_subs(struct ytree_ctx *x, struct cfg_gnmi *g,
 	return 0;
 }
 
+/* profile: a name (looked up in profiles_dir when the target starts)
+ * or a path, which must not name a FIFO or a device. */
+static int gnmi_profile_key(struct ytree_ctx *x, const struct ytree_fields *f,
+			    char **out)
+{
+	const struct ytree_node *v = f->val[GNMI_K_PROFILE];
+	if (v && v->str && strchr(v->str, '/'))
+		return ytree_opt_file(x, f, GNMI_K_PROFILE,
+				      GNMI_PROFILE_MAX_BYTES, out);
+	return ytree_opt_str(x, f, GNMI_K_PROFILE, out);
+}
+
 static int parse_gnmi(struct ytree_ctx *x, struct cfg_gnmi *g,
 		      const struct ytree_node *n, uint64_t global_ns)
 {
@@ -240,9 +252,12 @@ static int parse_gnmi(struct ytree_ctx *x, struct cfg_gnmi *g,
 	    (rc = gnmi_address(x, &f)) ||
 	    (rc = ytree_opt_bool(x, &f, GNMI_K_INSECURE, &g->insecure)) ||
 	    (rc = ytree_opt_bool(x, &f, GNMI_K_SKIP_VERIFY, &g->skip_verify)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_CA, &g->ca)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_CERT, &g->cert)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_KEY, &g->key)) ||
+	    (rc = ytree_opt_file(x, &f, GNMI_K_CA, GNMI_PEM_MAX_BYTES,
+				 &g->ca)) ||
+	    (rc = ytree_opt_file(x, &f, GNMI_K_CERT, GNMI_PEM_MAX_BYTES,
+				 &g->cert)) ||
+	    (rc = ytree_opt_file(x, &f, GNMI_K_KEY, GNMI_PEM_MAX_BYTES,
+				 &g->key)) ||
 	    (rc = ytree_opt_str(x, &f, GNMI_K_SERVER_NAME, &g->server_name)) ||
 	    (rc = ytree_opt_str(x, &f, GNMI_K_USERNAME, &g->username)) ||
 	    (rc = cfg_opt_secret(x, &f, GNMI_K_PASSWORD, GNMI_K_PASSWORD_FILE,
@@ -258,7 +273,7 @@ static int parse_gnmi(struct ytree_ctx *x, struct cfg_gnmi *g,
 	    (rc = ytree_opt_enum(x, &f, GNMI_K_ENCODING, encs, enc_values, 4,
 				 &enc)) ||
 	    (rc = ytree_opt_str(x, &f, GNMI_K_TARGET, &g->target)) ||
-	    (rc = ytree_opt_str(x, &f, GNMI_K_PROFILE, &g->profile)) ||
+	    (rc = gnmi_profile_key(x, &f, &g->profile)) ||
 	    (rc = ytree_opt_bool(x, &f, GNMI_K_UPDATES_ONLY, &g->updates_only)))
 		return rc;
 	g->mode = (enum cfg_gnmi_mode)mode;

@@ -19,6 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The largest TLS file (ca, cert, key) and profile file read. */
+#define GNMI_PEM_MAX_BYTES     (1024 * 1024)
+#define GNMI_PROFILE_MAX_BYTES (256 * 1024)
+
 enum cfg_gnmi_mode { CFG_GNMI_STREAM, CFG_GNMI_ONCE, CFG_GNMI_POLL };
 enum cfg_gnmi_encoding {
 	CFG_GNMI_ENC_AUTO = -1,

@@ -71,7 +71,7 @@
 #define FABMON_PROFILEDIR "/usr/share/fabmon/profiles"
 #endif
 
-#define PROFILE_MAX_BYTES (256 * 1024)
+#define PROFILE_MAX_BYTES GNMI_PROFILE_MAX_BYTES
 #define PROFILE_MAX_DEPTH 32
 #define NAME_MAX_LEN	  64
 

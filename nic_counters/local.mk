@@ -7,6 +7,7 @@ libfabmon_nic_a_SOURCES = \
 	nic_counters/nic_sysfs.c nic_counters/nic_sysfs.h \
 	nic_counters/nic_ethtool.c nic_counters/nic_ethtool.h \
 	nic_counters/nic_host.c nic_counters/nic_host.h \
+	nic_counters/nic_guard.c nic_counters/nic_guard.h \
 	nic_counters/nic_cfg.c nic_counters/nic_cfg.h \
 	nic_counters/nic_collector.c nic_counters/nic_collector.h
 libfabmon_nic_a_CPPFLAGS = $(NIC_CPPFLAGS)
@@ -21,11 +22,15 @@ tests_check_nic_SOURCES = tests/check_nic.c
 tests_check_nic_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_check_nic_CFLAGS = $(TEST_CFLAGS)
 tests_check_nic_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(TEST_LIBS)
-check_PROGRAMS += tests/check_nic_ethtool
-TESTS += tests/check_nic_ethtool tests/integration_nic.sh
+check_PROGRAMS += tests/check_nic_ethtool tests/check_nic_files
+TESTS += tests/check_nic_ethtool tests/check_nic_files \
+	tests/integration_nic.sh
 tests_check_nic_ethtool_SOURCES = tests/check_nic_ethtool.c
 tests_check_nic_ethtool_CFLAGS = $(TEST_CFLAGS)
 tests_check_nic_ethtool_LDADD = $(TEST_LIBS)
+tests_check_nic_files_SOURCES = tests/check_nic_files.c
+tests_check_nic_files_CFLAGS = $(TEST_CFLAGS)
+tests_check_nic_files_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/integration_nic.sh
 
 # The cost of a read cycle of 8 ports, fabsim's writer, and the CPU ratio

@@ -12,6 +12,7 @@
 #include "nic_ethtool.h"
 
 #include "mem.h"
+#include "rfile.h"
 
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -341,9 +342,9 @@ int nic_ethtool_parse(struct nic_ethtool *e, const char *buf, size_t len)
 
 static int read_file(struct nic_ethtool *e)
 {
-	int fd = open(e->where, O_RDONLY | O_CLOEXEC);
+	int fd = rfile_open(e->where, NULL, 0); /* a FIFO must not block */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	size_t len = 0;
 	int rc = 0;
 	for (;;) {

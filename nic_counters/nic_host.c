@@ -21,10 +21,12 @@
 #include "ident.h"
 #include "nic_map.h"
 #include "nic_sysfs.h"
+#include "rfile.h"
 #include "units.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -84,7 +86,23 @@ struct nic_host {
 	bool idle_logged;   /* "no RDMA devices" said once */
 	bool sysfs_counted; /* unmapped sysfs names counted once */
 	struct log_complaint complaint;
+
+	/* Files a scan could not open (EACCES, a FIFO...): counted as
+	 * errors at every scan, the first one of the last scan shown as
+	 * last_error, each path logged once (up to BAD_LOGGED_MAX). */
+	uint64_t scan_bad;
+	char bad_error[512];
+	char **bad_logged;
+	size_t n_bad_logged;
+
+	/* Held around every write to the store, the health entry, the
+	 * link and identity tables; detached: none may happen any more
+	 * (nic_host_detach), though a poll may still be running. */
+	pthread_mutex_t gate;
+	bool detached;
 };
+
+#define BAD_LOGGED_MAX 256
 
 struct nic_host *nic_host_new(const struct nic_host_opts *o)
 {
@@ -113,7 +131,32 @@ struct nic_host *nic_host_new(const struct nic_host_opts *o)
 	/* rdma-core only knows the live system's devices. */
 	h->use_verbs = strcmp(h->root, "/sys") == 0;
 	h->scan_now = true;
+	pthread_mutex_init(&h->gate, NULL);
 	return h;
+}
+
+/* Enters the gate: false (and not entered) once h is detached. */
+static bool gate_in(struct nic_host *h)
+{
+	pthread_mutex_lock(&h->gate);
+	if (!h->detached)
+		return true;
+	pthread_mutex_unlock(&h->gate);
+	return false;
+}
+
+static void gate_out(struct nic_host *h)
+{
+	pthread_mutex_unlock(&h->gate);
+}
+
+void nic_host_detach(struct nic_host *h)
+{
+	pthread_mutex_lock(&h->gate);
+	if (!h->detached && h->ident)
+		ident_withdraw(h->ident, h);
+	h->detached = true;
+	pthread_mutex_unlock(&h->gate);
 }
 
 static void port_clear_sysfs(struct port *p)
@@ -144,11 +187,14 @@ void nic_host_free(struct nic_host *h)
 {
 	if (!h)
 		return;
-	if (h->ident)
-		ident_withdraw(h->ident, h);
+	nic_host_detach(h);
+	pthread_mutex_destroy(&h->gate);
 	for (size_t i = 0; i < h->n_ports; i++)
 		port_free(&h->ports[i]);
 	free(h->ports);
+	for (size_t i = 0; i < h->n_bad_logged; i++)
+		free(h->bad_logged[i]);
+	free(h->bad_logged);
 	free(h->device);
 	free(h->root);
 	free(h->ethtool_dir);
@@ -187,9 +233,53 @@ static store_handle resolve_gauge(struct nic_host *h, const struct port *p,
  * Scans.
  */
 
+/* An attribute read only at scans (rate, address): not blocking on a
+ * FIFO, quiet when it cannot be opened. */
 static int open_attr(const char *path)
 {
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return rfile_open(path, NULL, 0);
+}
+
+/* Whether path was logged as unreadable already (and notes it if not). */
+static bool bad_seen(struct nic_host *h, const char *path)
+{
+	for (size_t i = 0; i < h->n_bad_logged; i++)
+		if (strcmp(h->bad_logged[i], path) == 0)
+			return true;
+	if (h->n_bad_logged == BAD_LOGGED_MAX)
+		return true; /* counted, no longer named */
+	h->bad_logged = xreallocarray(h->bad_logged, h->n_bad_logged + 1,
+				      sizeof *h->bad_logged);
+	h->bad_logged[h->n_bad_logged++] = xstrdup(path);
+	return false;
+}
+
+/*
+ * Opens a counter or state file. One that is there but cannot be read
+ * (EACCES under an unprivileged user, a FIFO or a device planted in the
+ * tree) is counted as an error of this scan, becomes last_error if it
+ * is the scan's first, and is logged once per path; one that went away
+ * since the directory was listed is not a problem.
+ */
+static void note_bad(struct nic_host *h, const char *path, const char *why)
+{
+	h->scan_bad++;
+	if (!h->bad_error[0])
+		snprintf(h->bad_error, sizeof h->bad_error, "%s: %s", path,
+			 why);
+	if (!bad_seen(h, path))
+		log_warn(LOG_SUB, "%s: %s: %s (not read, counted in errors)",
+			 h->device, path, why);
+}
+
+static int open_counted(struct nic_host *h, const char *path)
+{
+	char why[160];
+	int fd = rfile_open(path, why, sizeof why);
+	if (fd >= 0 || fd == -ENOENT || fd == -EMFILE || fd == -ENFILE)
+		return fd;
+	note_bad(h, path, why);
+	return fd;
 }
 
 static bool port_has(const struct port *p, uint16_t counter)
@@ -205,8 +295,15 @@ static size_t open_dir(struct nic_host *h, struct port *p, const char *dir,
 		       bool hw, bool skip_dups)
 {
 	DIR *d = opendir(dir);
-	if (!d)
+	if (!d) {
+		char why[160];
+		if (errno != ENOENT && errno != ENOTDIR) {
+			snprintf(why, sizeof why, "cannot list: %s",
+				 strerror(errno));
+			note_bad(h, dir, why);
+		}
 		return 0;
+	}
 	size_t unmapped = 0;
 	struct dirent *e;
 	bool has_eth = p->eth != NULL;
@@ -223,9 +320,9 @@ static size_t open_dir(struct nic_host *h, struct port *p, const char *dir,
 			continue;
 		char path[4400];
 		fmt_path(path, sizeof path, "%s/%s", dir, e->d_name);
-		int fd = open_attr(path);
+		int fd = open_counted(h, path);
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
+			if (fd == -EMFILE || fd == -ENFILE)
 				log_complain(&h->complaint, LOG_LVL_WARN,
 					     LOG_SUB,
 					     "%s: out of file descriptors: "
@@ -265,12 +362,13 @@ static size_t open_port(struct nic_host *h, struct port *p)
 		 p->sp.dev, p->sp.num);
 	char path[4400];
 	fmt_path(path, sizeof path, "%s/state", dir);
-	p->fd_state = open_attr(path);
+	p->fd_state = open_counted(h, path);
+	if (p->fd_state < 0)
+		p->fd_state = -1;
 	fmt_path(path, sizeof path, "%s/rate", dir);
 	p->fd_rate = open_attr(path);
 	read_rate(p);
-	p->h_up = resolve_gauge(h, p, FM_C_LINK_UP);
-	p->h_speed = resolve_gauge(h, p, FM_C_LINK_SPEED);
+	/* h_up and h_speed are resolved at their first value. */
 
 	size_t unmapped = 0;
 	fmt_path(path, sizeof path, "%s/counters", dir);
@@ -310,9 +408,12 @@ static void read_mac(struct nic_host *h, struct port *p)
 	if (strlen(buf) != 17)
 		return;
 	memcpy(p->mac, buf, 18);
-	if (h->links &&
-	    links_set_nic_mac(h->links, h->device, p->label, p->mac) < 0)
-		p->mac[0] = '\0';
+	if (h->links && gate_in(h)) {
+		if (links_set_nic_mac(h->links, h->device, p->label, p->mac) <
+		    0)
+			p->mac[0] = '\0';
+		gate_out(h);
+	}
 }
 
 static struct nic_ethtool *new_eth(struct nic_host *h, const char *netdev)
@@ -339,7 +440,7 @@ static bool same_ports(const struct nic_host *h,
 
 /* Tells the exporters which RDMA device, port and netdev each port
  * label stands for (ports that went are withdrawn with the rest). */
-static void publish_ident(const struct nic_host *h)
+static void publish_ident(struct nic_host *h)
 {
 	if (!h->ident)
 		return;
@@ -357,8 +458,33 @@ static void publish_ident(const struct nic_host *h)
 			    p->sp.ethernet ? "Ethernet" : "InfiniBand",
 		};
 	}
-	ident_publish(h->ident, h, v, h->n_ports);
+	if (gate_in(h)) {
+		ident_publish(h->ident, h, v, h->n_ports);
+		gate_out(h);
+	}
 	free(v);
+}
+
+/* Keeps the ethtool reader of a port that stays. */
+static void keep_eth(struct nic_host *h, struct port *p)
+{
+	for (size_t j = 0; j < h->n_ports; j++) {
+		struct port *o = &h->ports[j];
+		if (o->eth && strcmp(o->label, p->label) == 0 &&
+		    strcmp(o->sp.netdev, p->sp.netdev) == 0) {
+			p->eth = o->eth;
+			p->eth_gen = o->eth_gen;
+			p->eth_mapped = o->eth_mapped;
+			p->eth_map = o->eth_map;
+			p->eth_h = o->eth_h;
+			p->eth_n = o->eth_n;
+			p->eth_complaint = o->eth_complaint;
+			o->eth = NULL;
+			o->eth_map = NULL;
+			o->eth_h = NULL;
+			break;
+		}
+	}
 }
 
 static void scan(struct nic_host *h)
@@ -383,6 +509,8 @@ static void scan(struct nic_host *h)
 	}
 	struct port *np = n > 0 ? xcalloc((size_t)n, sizeof *np) : NULL;
 	size_t unmapped = 0;
+	h->scan_bad = 0;
+	h->bad_error[0] = '\0';
 
 	for (int i = 0; i < n; i++) {
 		struct port *p = &np[i];
@@ -395,25 +523,11 @@ static void scan(struct nic_host *h)
 		else
 			fmt_path(p->label, sizeof p->label, "%s/%u", p->sp.dev,
 				 p->sp.num);
-		p->port_label = store_intern(h->store, p->label);
-		/* Keep the ethtool reader of a port that stays. */
-		for (size_t j = 0; j < h->n_ports; j++) {
-			struct port *o = &h->ports[j];
-			if (o->eth && strcmp(o->label, p->label) == 0 &&
-			    strcmp(o->sp.netdev, p->sp.netdev) == 0) {
-				p->eth = o->eth;
-				p->eth_gen = o->eth_gen;
-				p->eth_mapped = o->eth_mapped;
-				p->eth_map = o->eth_map;
-				p->eth_h = o->eth_h;
-				p->eth_n = o->eth_n;
-				p->eth_complaint = o->eth_complaint;
-				o->eth = NULL;
-				o->eth_map = NULL;
-				o->eth_h = NULL;
-				break;
-			}
+		if (gate_in(h)) {
+			p->port_label = store_intern(h->store, p->label);
+			gate_out(h);
 		}
+		keep_eth(h, p);
 		if (!p->eth && p->sp.netdev[0] && !h->no_ethtool)
 			p->eth = new_eth(h, p->sp.netdev);
 		read_mac(h, p);
@@ -439,9 +553,11 @@ static void scan(struct nic_host *h)
 				   n < 0 ? strerror(-n) : "", every);
 			h->idle_logged = true;
 		}
-		if (h->health)
+		if (h->health && gate_in(h)) {
 			health_target_set_up(h->health, false,
 					     "no RDMA devices");
+			gate_out(h);
+		}
 	} else {
 		/* The ports are listed at start and whenever their number
 		 * changes (a device came or went). */
@@ -461,10 +577,16 @@ static void scan(struct nic_host *h)
 			}
 		}
 		h->idle_logged = false;
-		if (h->health && !h->sysfs_counted && unmapped) {
-			health_target_count(h->health, HEALTH_C_UNMAPPED,
-					    unmapped);
-			h->sysfs_counted = true;
+		if (h->health && gate_in(h)) {
+			if (h->scan_bad)
+				health_target_count(h->health, HEALTH_C_ERRORS,
+						    h->scan_bad);
+			if (!h->sysfs_counted && unmapped) {
+				health_target_count(
+				    h->health, HEALTH_C_UNMAPPED, unmapped);
+				h->sysfs_counted = true;
+			}
+			gate_out(h);
 		}
 	}
 	free(sp);
@@ -489,8 +611,9 @@ static void note_error(struct cycle *c, int rc)
 		c->first_error = rc;
 }
 
-static void put_counter(struct nic_host *h, struct port *p, store_handle *hp,
-			const struct nic_map *m, uint64_t raw, struct cycle *c)
+static void put_counter_in(struct nic_host *h, struct port *p, store_handle *hp,
+			   const struct nic_map *m, uint64_t raw,
+			   struct cycle *c)
 {
 	if (!*hp)
 		*hp = resolve(h, p, m);
@@ -505,8 +628,8 @@ static void put_counter(struct nic_host *h, struct port *p, store_handle *hp,
 		c->stored++;
 }
 
-static void put_gauge(struct nic_host *h, struct port *p, store_handle *hp,
-		      enum fm_counter id, double v, struct cycle *c)
+static void put_gauge_in(struct nic_host *h, struct port *p, store_handle *hp,
+			 enum fm_counter id, double v, struct cycle *c)
 {
 	if (!*hp)
 		*hp = resolve_gauge(h, p, id);
@@ -519,6 +642,25 @@ static void put_gauge(struct nic_host *h, struct port *p, store_handle *hp,
 	}
 	if (rc == 0)
 		c->stored++;
+}
+
+/* The gated writes: nothing reaches the store once h is detached. */
+static void put_counter(struct nic_host *h, struct port *p, store_handle *hp,
+			const struct nic_map *m, uint64_t raw, struct cycle *c)
+{
+	if (!gate_in(h))
+		return;
+	put_counter_in(h, p, hp, m, raw, c);
+	gate_out(h);
+}
+
+static void put_gauge(struct nic_host *h, struct port *p, store_handle *hp,
+		      enum fm_counter id, double v, struct cycle *c)
+{
+	if (!gate_in(h))
+		return;
+	put_gauge_in(h, p, hp, id, v, c);
+	gate_out(h);
 }
 
 static void read_state(struct nic_host *h, struct port *p, struct cycle *c)
@@ -568,8 +710,10 @@ static void map_eth(struct nic_host *h, struct port *p)
 	if (p->eth_mapped)
 		log_debug(LOG_SUB, "%s: %s: ethtool names changed (%zu now)",
 			  h->device, p->sp.netdev, n);
-	if (h->health && unmapped)
+	if (h->health && unmapped && gate_in(h)) {
 		health_target_count(h->health, HEALTH_C_UNMAPPED, unmapped);
+		gate_out(h);
+	}
 	p->eth_gen = nic_ethtool_names_gen(p->eth);
 	p->eth_mapped = true;
 }
@@ -643,7 +787,7 @@ int nic_host_poll(struct nic_host *h)
 	 * again soon, but not every cycle while something stays broken. */
 	if (c.errors && h->next_scan_ns > h->last_scan_ns + NS_PER_S)
 		h->next_scan_ns = h->last_scan_ns + NS_PER_S;
-	if (h->health) {
+	if (h->health && gate_in(h)) {
 		if (c.stored)
 			health_target_updated(h->health, c.stored);
 		if (c.errors)
@@ -654,13 +798,17 @@ int nic_host_poll(struct nic_host *h)
 					    c.decode_errors);
 		health_target_set_duration(h->health,
 					   (double)(mono_ns() - t0) / 1e9);
+		/* Up, with an unreadable file as its last error. */
 		if (c.stored)
-			health_target_set_up(h->health, true, NULL);
+			health_target_set_up(h->health, true,
+					     h->bad_error[0] ? h->bad_error
+							     : NULL);
 		else
 			health_target_set_up(h->health, false,
 					     c.first_error
 						 ? strerror(-c.first_error)
 						 : "no counter readable");
+		gate_out(h);
 	}
 	if (c.stored) {
 		log_complain_clear(&h->complaint, LOG_SUB,

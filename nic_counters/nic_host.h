@@ -27,9 +27,17 @@
  * canonical unit by the store (4-byte words, microseconds); rates are
  * capped by the link speed where one is known.
  *
- * Threads: a host is used by one thread at a time (the collector's, or
- * a test's or benchmark's); it writes the store and its health entry,
- * which are thread-safe.
+ * Threads: a host is used by one thread at a time (the collector's
+ * worker, or a test's or benchmark's); it writes the store and its
+ * health entry, which are thread-safe, through a gate that
+ * nic_host_detach() closes from any thread.
+ *
+ * Files: every file is opened O_NONBLOCK and must be a regular file
+ * (lib/rfile.h), so a FIFO planted in a tree never blocks. A counter or
+ * state file that is there but cannot be opened (EACCES, a FIFO, a
+ * device) is counted in errors at every scan, the first of the last
+ * scan is the health entry's last_error (the host stays up while other
+ * counters read), and each path is logged once.
  */
 #ifndef FABMON_NIC_HOST_H
 #define FABMON_NIC_HOST_H
@@ -82,5 +90,13 @@ const char *nic_host_port_mac(const struct nic_host *h, size_t i);
 size_t nic_host_n_files(const struct nic_host *h);
 /* Makes the next poll scan again. */
 void nic_host_rescan(struct nic_host *h);
+/*
+ * Cuts h off from the world: its identities are withdrawn and, once
+ * this returns, h writes nothing more to the store, its health entry or
+ * the link and identity tables, even from a poll still running on
+ * another thread (one stuck in a read that the collector gave up on).
+ * Any thread; h must still be freed, by the one that polls it.
+ */
+void nic_host_detach(struct nic_host *h);
 
 #endif

@@ -9,6 +9,7 @@
 #include "fmt.h"
 #include "log.h"
 #include "mem.h"
+#include "rfile.h"
 
 #include <infiniband/verbs.h>
 
@@ -26,9 +27,9 @@
 /* Reads a small text attribute whole; returns its length or -errno. */
 static ssize_t read_small(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = rfile_open(path, NULL, 0); /* a FIFO must not block */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ssize_t n = pread(fd, buf, size - 1, 0);
 	int e = errno;
 	close(fd);

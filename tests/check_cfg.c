@@ -827,8 +827,8 @@ START_TEST(test_secret_file_problems_name_key_and_path)
 		 "targets:\n  - name: a\n    gnmi:\n      address: h:1\n"
 		 "      username: u\n      password_file: /nonexistent/pw\n");
 	expect_error(yaml, "t.yaml:6:22: targets[0].gnmi.password_file: "
-			   "cannot open \"/nonexistent/pw\": No such file or "
-			   "directory");
+			   "\"/nonexistent/pw\": cannot open: No such file "
+			   "or directory");
 
 	make_temp(path, sizeof path, "\n", 1);
 	snprintf(yaml, sizeof yaml,
@@ -847,15 +847,16 @@ START_TEST(test_secret_file_problems_name_key_and_path)
 		 "targets:\n  - name: a\n    snmp:\n      address: h\n"
 		 "      community_file: /dev/null\n");
 	expect_error(yaml, "t.yaml:5:23: targets[0].snmp.community_file: "
-			   "\"/dev/null\" is not a regular file");
+			   "\"/dev/null\": not a regular file (character "
+			   "device)");
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	snprintf(yaml, sizeof yaml,
 		 "targets:\n  - name: a\n    snmp:\n      address: h\n"
 		 "      community_file: %s\n",
 		 path);
 	snprintf(want, sizeof want,
-		 "t.yaml:5:23: targets[0].snmp.community_file: \"%s\" is not "
-		 "a regular file",
+		 "t.yaml:5:23: targets[0].snmp.community_file: \"%s\": not a "
+		 "regular file (fifo)",
 		 path);
 	expect_error(yaml, want);
 	unlink(path);
@@ -870,8 +871,8 @@ START_TEST(test_secret_file_problems_name_key_and_path)
 		 "      username: u\n      password_file: %s\n",
 		 path);
 	snprintf(want, sizeof want,
-		 "t.yaml:6:22: targets[0].gnmi.password_file: \"%s\" is "
-		 "larger than 65536 bytes",
+		 "t.yaml:6:22: targets[0].gnmi.password_file: \"%s\": file "
+		 "is larger than 65536 bytes",
 		 path);
 	expect_error(yaml, want);
 	unlink(path);
