@@ -475,6 +475,7 @@ static void target_make_mapper(struct gtarget *t, const char *name,
 		.unmapped = unmapped_cb,
 		.ctx = t,
 		.objmap = t->objmap,
+		.target = t->prefix_target,
 	};
 	if (col->links) {
 		t->lldp = gnmi_lldp_new(col->links, name, "gnmi");

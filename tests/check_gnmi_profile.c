@@ -333,7 +333,14 @@ static const struct bad_case {
 	  "mappings[0].values.UP: \"yes\" is not a number" },
 	{ "ignore entry with a counter",
 	  HEAD "  - path: /a/{port}\n    ignore: true\n    counter: bytes_rx\n",
-	  ":5:5: mappings[0].counter: an ignore entry takes only path" },
+	  ":5:5: mappings[0].counter: an ignore entry takes only path and "
+	  "target" },
+	{ "an empty target",
+	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    target: \"\"\n",
+	  ":5:13: mappings[0].target: must not be empty" },
+	{ "a target that is not a string",
+	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    target: [x]\n",
+	  "mappings[0].target: " },
 	{ "unknown key, with a suggestion",
 	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    scael: 1\n",
 	  ":5:5: mappings[0].scael: unknown key (did you mean \"scale\"?)" },
@@ -849,6 +856,51 @@ START_TEST(test_sonic_single_port_and_wildcard_shapes_give_the_same_series)
 	json_decref(all);
 	countersdb_free(&c);
 	gnmi_mapper_free(m);
+	gnmi_profile_free(p);
+}
+END_TEST
+
+/* Applies JSON at path with prefix target target. */
+static struct gnmi_apply_stats apply_appl(struct gnmi_mapper *m,
+					  const char *target, const char *path,
+					  const char *json, int64_t ts)
+{
+	struct notif *b = nb_new(NULL, target, ts);
+	nb_json(b, path, json);
+	struct gnmi_apply_stats s = apply(m, b);
+	nb_free(b);
+	return s;
+}
+
+/* A target on an ignore entry, and entries without one, which apply to
+ * every stream. */
+START_TEST(test_mapping_target_restricts_ignore_entries_too)
+{
+	char err[512];
+	struct gnmi_profile *p =
+	    load_text("name: t\nmappings:\n"
+		      "  - path: /T/{port}/n\n    counter: bytes_rx\n"
+		      "  - path: /T/*/*\n    ignore: true\n    target: DB_A\n",
+		      err, sizeof err);
+	ck_assert_msg(p, "%s", err);
+	struct gnmi_mapper_opts o = { .store = st,
+				      .owner = owner,
+				      .device = dev,
+				      .interval_ms = 1000,
+				      .unmapped = on_unmapped,
+				      .target = "DB_A" };
+	struct gnmi_mapper *a = gnmi_mapper_new(p, &o);
+	o.target = NULL;
+	struct gnmi_mapper *none = gnmi_mapper_new(p, &o);
+	const char *json = "{\"n\":\"7\",\"x\":\"1\"}";
+	struct gnmi_apply_stats s = apply_appl(a, "DB_A", "/T/p1", json, T0);
+	ck_assert_uint_eq(s.mapped, 1);
+	ck_assert_uint_eq(reports_of("/T/p1/x"), 0);
+	s = apply_appl(none, "", "/T/p2", json, T0);
+	ck_assert_uint_eq(s.mapped, 1);
+	ck_assert_uint_eq(reports_of("/T/p2/x"), 1);
+	gnmi_mapper_free(none);
+	gnmi_mapper_free(a);
 	gnmi_profile_free(p);
 }
 END_TEST
@@ -1426,6 +1478,7 @@ static Suite *gnmi_profile_suite(void)
 	tcase_add_test(
 	    tm,
 	    test_sonic_single_port_and_wildcard_shapes_give_the_same_series);
+	tcase_add_test(tm, test_mapping_target_restricts_ignore_entries_too);
 	tcase_add_test(
 	    tm, test_openconfig_proto_leaves_map_counters_link_and_queues);
 	tcase_add_test(tm,
