@@ -469,6 +469,7 @@ static void target_make_mapper(struct gtarget *t, const char *name,
 		.unmapped = unmapped_cb,
 		.ctx = t,
 		.objmap = t->objmap,
+		.target = t->prefix_target,
 	};
 	if (col->links) {
 		t->lldp = gnmi_lldp_new(col->links, name, "gnmi");
@@ -476,6 +477,20 @@ static void target_make_mapper(struct gtarget *t, const char *name,
 		mo.delete_hook = lldp_delete_cb;
 	}
 	t->mapper = gnmi_mapper_new(t->profile, &mo);
+}
+
+/* The interval of a helper stream's series: its sampled subscriptions'
+ * (the longest, if they differ), else the target's. Its tables change
+ * seldom (APPL_DB's PORT_TABLE is sampled every 10 s): at the target's
+ * interval they would go stale between two samples. */
+static uint64_t helper_interval(const struct gtarget *t, uint64_t every)
+{
+	uint64_t iv = 0;
+	for (size_t i = 0; i < t->n_subs; i++)
+		if (t->subs[i].mode == CFG_SUB_SAMPLE &&
+		    t->subs[i].sample_ns > iv)
+			iv = t->subs[i].sample_ns;
+	return iv ? iv : every;
 }
 
 /* A target's common parts: name (as shown), config copy, arena, tags. */
@@ -540,7 +555,7 @@ static struct gtarget *target_build(struct gnmi_col *col, const char *name,
 				    : every);
 	if (!g->insecure && target_read_tls(t, g, name, helper) < 0)
 		return target_failed(t);
-	target_make_mapper(t, name, every);
+	target_make_mapper(t, name, helper ? helper_interval(t, every) : every);
 	health_target_set_down(t->health, "connecting");
 	return t;
 }

@@ -17,6 +17,11 @@
  * Handles are resolved lazily and again when the store answers -ESTALE
  * (the owner's series were withdrawn) or after gnmi_mapper_reset().
  *
+ * A mapper serves one stream, so the prefix target its updates come
+ * with is fixed: mappings restricted to another target (target: in the
+ * profile, such as APPL_DB's PORT_TABLE on a SONiC switch) are passed
+ * over when matching, and cached outcomes stay right.
+ *
  * Name maps: with an objmap (gnmi/objmap.h), a leaf directly under a
  * map's path is one of its fields and goes to the objmap (or is
  * rejected), before the cache; an element that names a map's object
@@ -213,15 +218,15 @@ static bool captures_usable(const struct gp_match *mt, int *priority)
 }
 
 /*
- * The first pattern (file order) that matches v with usable captures,
- * or NULL; *priority is the captured priority (or -1). *dep is set if
- * a pattern that names a map's object was tried: the outcome then
- * depends on the map.
+ * The first pattern (file order) that matches v, on a stream with prefix
+ * target target, with usable captures, or NULL; *priority is the captured
+ * priority (or -1). *dep is set if a pattern that names a map's object was
+ * tried: the outcome then depends on the map.
  */
 static const struct gp_pattern *
 profile_match(const struct gnmi_profile *p, const struct gnmi_view *v,
-	      struct gp_match *mt, int *priority, const struct gnmi_objmap *om,
-	      bool *dep)
+	      const char *target, struct gp_match *mt, int *priority,
+	      const struct gnmi_objmap *om, bool *dep)
 {
 	*priority = -1;
 	*dep = false;
@@ -230,6 +235,10 @@ profile_match(const struct gnmi_profile *p, const struct gnmi_view *v,
 	const struct gp_bucket *b = &p->bucket[v->n];
 	for (size_t i = 0; i < b->n; i++) {
 		const struct gp_pattern *pat = &p->pats[b->idx[i]];
+		/* Another database's mapping (the stream's target is the
+		 * mapper's for good, so its cache stays right). */
+		if (pat->target && strcmp(pat->target, target) != 0)
+			continue;
 		*dep = *dep || pat->uses_obj;
 		if (!pattern_match(pat, v, mt, om))
 			continue;
@@ -264,6 +273,7 @@ struct gm_chunk {
 struct gnmi_mapper {
 	const struct gnmi_profile *p;
 	struct gnmi_mapper_opts o;
+	char *target; /* o.target's copy, "" if none */
 	size_t cache_max;
 	/* The cache: entries, and an index of entry numbers + 1. */
 	struct gm_entry *ent;
@@ -455,7 +465,7 @@ static bool entry_resolve_match(struct gnmi_mapper *m,
 	int prio;
 	bool dep;
 	const struct gp_pattern *pat =
-	    profile_match(m->p, v, &mt, &prio, m->o.objmap, &dep);
+	    profile_match(m->p, v, m->target, &mt, &prio, m->o.objmap, &dep);
 
 	e->obj_dep = dep && m->o.objmap;
 	e->obj_gen = e->obj_dep ? gnmi_objmap_gen(m->o.objmap) : 0;
@@ -741,6 +751,8 @@ struct gnmi_mapper *gnmi_mapper_new(const struct gnmi_profile *p,
 	struct gnmi_mapper *m = xcalloc(1, sizeof *m);
 	m->p = p;
 	m->o = *o;
+	m->target = xstrdup(o->target ? o->target : "");
+	m->o.target = m->target;
 	m->cache_max = GNMI_MAPPER_CACHE_MAX;
 	return m;
 }
@@ -756,6 +768,7 @@ void gnmi_mapper_free(struct gnmi_mapper *m)
 	}
 	free(m->ent);
 	free(m->slot);
+	free(m->target);
 	free(m);
 }
 

@@ -365,6 +365,7 @@ enum {
 	MAP_K_VALUES,
 	MAP_K_PRIORITY,
 	MAP_K_QUEUE,
+	MAP_K_TARGET,
 	MAP_K_N
 };
 static const char *const map_keys[MAP_K_N] = {
@@ -372,7 +373,7 @@ static const char *const map_keys[MAP_K_N] = {
 	[MAP_K_IGNORE] = "ignore", [MAP_K_SCALE] = "scale",
 	[MAP_K_WIDTH] = "width",   [MAP_K_MAX_RATE] = "max_rate",
 	[MAP_K_VALUES] = "values", [MAP_K_PRIORITY] = "priority",
-	[MAP_K_QUEUE] = "queue",
+	[MAP_K_QUEUE] = "queue",   [MAP_K_TARGET] = "target",
 };
 
 static int map_counter(struct ytree_ctx *x, const struct ytree_node *n,
@@ -439,6 +440,19 @@ static int map_values(struct ytree_ctx *x, const struct ytree_node *n,
 		gv->name = xstrdup(k->str);
 		m->n_values++;
 	}
+	return 0;
+}
+
+/* target: the prefix target of the only stream whose updates the
+ * mapping takes (sonic-gnmi's database: APPL_DB). */
+static int map_target(struct ytree_ctx *x, const struct ytree_node *n,
+		      struct gp_map *m)
+{
+	int rc = ytree_str(x, n, &m->target);
+	if (rc)
+		return rc;
+	if (!*m->target)
+		return ytree_fail(x, n, "must not be empty");
 	return 0;
 }
 
@@ -522,15 +536,19 @@ static int parse_map(struct ytree_ctx *x, struct gnmi_profile *p,
 	m->line = n->line;
 	if ((rc = ytree_need(x, &f, MAP_K_PATH)) ||
 	    (rc = WITH_KEY(x, &f, MAP_K_IGNORE,
-			   ytree_bool(x, f.val[MAP_K_IGNORE], &ignore))))
+			   ytree_bool(x, f.val[MAP_K_IGNORE], &ignore))) ||
+	    (rc = WITH_KEY(x, &f, MAP_K_TARGET,
+			   map_target(x, f.val[MAP_K_TARGET], m))))
 		return rc;
 	if (ignore) {
 		for (size_t i = 0; i < MAP_K_N; i++) {
-			if (i == MAP_K_PATH || i == MAP_K_IGNORE || !f.val[i])
+			if (i == MAP_K_PATH || i == MAP_K_IGNORE ||
+			    i == MAP_K_TARGET || !f.val[i])
 				continue;
 			ytree_path_key(x, map_keys[i]);
 			return ytree_fail(x, f.key[i],
-					  "an ignore entry takes only path");
+					  "an ignore entry takes only path "
+					  "and target");
 		}
 	} else {
 		if ((rc = ytree_need(x, &f, MAP_K_COUNTER)) ||
@@ -881,6 +899,7 @@ static void index_patterns(struct gnmi_profile *p)
 		struct gp_pattern *pat = &p->pats[i];
 		const struct gp_map *m = &p->maps[pat->map_idx];
 		pat->map = m->info ? m : NULL;
+		pat->target = m->target;
 		struct gp_bucket *b = &p->bucket[pat->n];
 		b->idx = xreallocarray(b->idx, b->n + 1, sizeof *b->idx);
 		b->idx[b->n++] = i;
@@ -978,6 +997,7 @@ void gnmi_profile_free(struct gnmi_profile *p)
 			free(p->maps[i].values[j].name);
 		free(p->maps[i].values);
 		free(p->maps[i].queue);
+		free(p->maps[i].target);
 	}
 	free(p->maps);
 	for (size_t i = 0; i < p->n_pats; i++)

@@ -80,6 +80,9 @@ struct gnmi_mapper_opts {
 	 * object are resolved through it. NULL: the profile's maps are
 	 * not read (their fields and objects are unmapped). */
 	struct gnmi_objmap *objmap;
+	/* The prefix target of the stream the mapper serves (NULL or "":
+	 * none; copied): mappings with a target: take only its updates. */
+	const char *target;
 };
 
 /* A mapper for one target; p and the store must outlive it. */

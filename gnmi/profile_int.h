@@ -82,13 +82,15 @@ struct gp_map {
 	size_t n_values;
 	int priority; /* fixed priority, -1 if none */
 	char *queue;  /* fixed queue label, NULL if none */
+	char *target; /* only a stream with this prefix target; NULL: any */
 	unsigned line;
 };
 
 struct gp_pattern {
 	const struct gp_map *map; /* NULL for an ignore entry */
 	size_t map_idx;
-	char *origin; /* NULL: any origin */
+	char *origin;	    /* NULL: any origin */
+	const char *target; /* its mapping's target (NULL: any stream) */
 	struct gp_elem *elem;
 	size_t n;
 	ptrdiff_t lit_idx; /* an all-literal element checked first, or -1 */

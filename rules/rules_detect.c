@@ -116,6 +116,12 @@ static void ecn_after_pfc_rules(struct rules *r, int q, int64_t now)
 		if (!ecn_known || !pausing || marks > 0 ||
 		    (occ_known && !(occ > 0)))
 			continue;
+		/* Paused itself, below pause_ratio but at least half as
+		 * much as it pauses: it relays the pause it receives (a
+		 * spreader as the pause reaches it), which starts where
+		 * the tree's root did not mark. */
+		if (r->dpaused[d] >= thr && 2 * r->dpaused[d] >= best_pw)
+			continue;
 		uint32_t origin =
 		    occ_port != NONE && occ > 0 ? occ_port : pause_port;
 		/* The victims: the pause tree below it (the senders it

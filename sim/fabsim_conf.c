@@ -155,14 +155,20 @@ static void emit_config(const struct fabsim *f, FILE *out)
 		/* fabsim's SONiC tables sit under COUNTERS/<port>, so the
 		 * profile's first subscription already streams Queues
 		 * and Pfcwd: subscribing to them again would send them
-		 * twice. The LLDP neighbours are APPL_DB's, on a stream
-		 * of their own (sonic-gnmi: one database per Subscribe). */
+		 * twice. The LLDP neighbours and the port table (the
+		 * ports' speeds) are APPL_DB's, on a stream of their own
+		 * (sonic-gnmi: one database per Subscribe), as the
+		 * profile subscribes to them. */
 		if (n->flavour == SIM_FLAVOUR_SONIC)
 			fprintf(out, "      subscriptions:\n        - path: "
 				     "/COUNTERS/Ethernet*\n          mode: "
 				     "sample\n        - path: "
 				     "/LLDP_ENTRY_TABLE\n          mode: "
-				     "on_change\n          target: APPL_DB\n");
+				     "on_change\n          target: APPL_DB\n"
+				     "        - path: /PORT_TABLE/Ethernet*\n"
+				     "          mode: sample\n"
+				     "          sample_interval: 10s\n"
+				     "          target: APPL_DB\n");
 		int sp = fabsim_snmp_port(f, id);
 		if (sp > 0) {
 			host_port(addr, sizeof addr, o->address, sp);

@@ -3,11 +3,11 @@
  * (see serve_gnmi.h).
  *
  * Leaves are containers, not one leaf per counter: a SONiC port is
- * three JSON objects (port, queues, watchdog), an OpenConfig port a
- * dozen (interface counters, oper-status, Ethernet counters, one per
- * queue, Arista's one per priority). That keeps a 64-port switch at a
- * few hundred leaves, so a thousand subscribed switches fit in memory
- * and the target's per-leaf work stays small; the cost is formatting
+ * four JSON objects (port, queues, watchdog, PORT_TABLE entry) and one
+ * per PG, an OpenConfig port a dozen (interface counters, oper-status,
+ * Ethernet counters, one per queue, Arista's one per priority). That keeps a
+ * 64-port switch at a few hundred leaves, so a thousand subscribed switches fit
+ * in memory and the target's per-leaf work stays small; the cost is formatting
  * the JSON text, done once per publish into one reused buffer.
  *
  * Leaf handles are created on a switch's first publish (a switch
@@ -40,9 +40,17 @@ enum {
 	OC_WD0 = OC_PRIO0 + SIM_MODEL_PRIOS,
 	OC_N = OC_WD0 + SIM_MODEL_PRIOS
 };
-/* SONiC: port object, Queues, Pfcwd, the COUNTERS:oid:0x… hash of each
- * lossless priority's PG (indexed by priority). */
-enum { SN_PORT, SN_QUEUES, SN_PFCWD, SN_PG0, SN_N = SN_PG0 + SIM_MODEL_PRIOS };
+/* SONiC: port object, Queues, Pfcwd, APPL_DB's PORT_TABLE entry, the
+ * COUNTERS:oid:0x… hash of each lossless priority's PG (indexed by
+ * priority). */
+enum {
+	SN_PORT,
+	SN_QUEUES,
+	SN_PFCWD,
+	SN_PORT_TABLE,
+	SN_PG0,
+	SN_N = SN_PG0 + SIM_MODEL_PRIOS
+};
 
 struct sw {
 	const struct sim_node *node;
@@ -50,6 +58,7 @@ struct sw {
 	enum sim_scenario_target fault;
 	struct gnmi_target_leaf **leaf; /* n_ports * per_port, lazily */
 	uint64_t *sig;			/* per port: hash of the last values */
+	int8_t *oper; /* SONiC, per port: PORT_TABLE's link state, -1 none */
 	unsigned per_port;
 	bool pg_map; /* COUNTERS_PG_NAME_MAP published */
 };
@@ -232,6 +241,7 @@ static void free_switches(struct sim_serve_gnmi *g)
 		gnmi_target_free(g->sw[i].tgt);
 		free(g->sw[i].leaf);
 		free(g->sw[i].sig);
+		free(g->sw[i].oper);
 	}
 }
 
@@ -591,6 +601,41 @@ static void publish_sonic_pgs(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 	}
 }
 
+/*
+ * APPL_DB's PORT_TABLE:<port> as SWSS keeps it (sonic-gnmi serves it as
+ * PORT_TABLE/<port> with prefix target APPL_DB): the port's
+ * configuration and link state, every field a string, the speed in Mb/s.
+ * Alias, index and lanes follow SONiC's port_config.ini conventions
+ * (etp<n> from 1; 8 lanes a port from 400G, else 4). Set again when the
+ * link state moves; nothing else of it changes.
+ */
+static void publish_sonic_port_table(struct sim_serve_gnmi *g, struct sw *s,
+				     size_t i, bool up)
+{
+	const struct sim_port *p = &s->node->ports[i];
+	unsigned lanes = p->speed >= 400 ? 8 : 4;
+	begin(g);
+	put(g, "{\"admin_status\":\"up\",\"alias\":\"etp");
+	put_u64(g, p->index + 1);
+	put(g, "\",\"description\":\"");
+	put_esc(g, p->port_desc ? p->port_desc : "");
+	put(g, "\",\"fec\":\"rs\",\"index\":\"");
+	put_u64(g, p->index);
+	put(g, "\",\"lanes\":\"");
+	for (unsigned k = 0; k < lanes; k++) {
+		if (k)
+			put(g, ",");
+		put_u64(g, (uint64_t)p->index * lanes + k);
+	}
+	put(g, "\",\"mtu\":\"9100\",\"oper_status\":\"");
+	put(g, up ? "up" : "down");
+	put(g, "\",\"pfc_asym\":\"off\",\"speed\":\"");
+	put_u64(g, (uint64_t)p->speed * 1000);
+	put(g, "\",\"tpid\":\"0x8100\"}");
+	set_json(g, leaf_at(s, i, SN_PORT_TABLE, "PORT_TABLE/%s", p->name));
+	s->oper[i] = up;
+}
+
 static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 			       const struct sim_model_switch_port *c)
 {
@@ -654,6 +699,8 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 	if (!s->pg_map)
 		publish_sonic_pg_map(g, s);
 	publish_sonic_pgs(g, s, i, c);
+	if (s->oper[i] != (int8_t)c->link_up)
+		publish_sonic_port_table(g, s, i, c->link_up);
 
 	if (!g->lossless)
 		return;
@@ -826,6 +873,8 @@ static void publish_switch(struct sim_serve_gnmi *g, struct sw *s,
 		size_t n = s->node->n_ports * s->per_port;
 		s->leaf = xcalloc(n ? n : 1, sizeof *s->leaf);
 		s->sig = xcalloc(s->node->n_ports + 1, sizeof *s->sig);
+		s->oper = xcalloc(s->node->n_ports + 1, sizeof *s->oper);
+		memset(s->oper, -1, s->node->n_ports + 1);
 		publish_static(g, s);
 	}
 	for (size_t i = 0; i < s->node->n_ports; i++) {

@@ -8,8 +8,11 @@
  *               priority with pause durations in us), COUNTERS/<port>/
  *               Queues ("<port>:<q>" SAI_QUEUE_STAT_*), COUNTERS/<port>/
  *               Pfcwd (lossless queues), COUNTERS_PORT_NAME_MAP;
- *               sample intervals under 1 s are refused, as sonic-gnmi
- *               does.
+ *               and what is APPL_DB's (sonic-gnmi's prefix target
+ *               APPL_DB; the tree is one): PORT_TABLE/<port> (speed in
+ *               Mb/s, oper_status, the port's configuration) and
+ *               LLDP_ENTRY_TABLE/<port>; sample intervals under 1 s
+ *               are refused, as sonic-gnmi does.
  *   arista      OpenConfig interface, Ethernet and QoS queue containers
  *               plus Arista's PFC augments (pfc-on-total-rx-time in ns)
  *               and the LLDP neighbour table, as JSON_IETF containers.

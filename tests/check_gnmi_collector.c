@@ -581,6 +581,55 @@ START_TEST(test_sonic_counters_db_json_ietf_maps_through_the_profile)
 }
 END_TEST
 
+/*
+ * SONiC's port speeds: COUNTERS_DB has none, the sonic profile reads
+ * them from APPL_DB's PORT_TABLE on its second stream (10 s samples).
+ * The target serves PORT_TABLE/<port> as SWSS keeps it (strings, speed
+ * in Mb/s); the port's link_speed arrives in bytes/s, a series that
+ * expects the table's 10 s interval, beside the COUNTERS_DB counters.
+ */
+START_TEST(test_sonic_port_speed_arrives_from_appl_db)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+	o.min_sample_interval_ns = NS_PER_S;
+	start_target(&o);
+	ck_assert_int_eq(
+	    gnmi_target_set_json(tgt, "COUNTERS/Ethernet8",
+				 "{\"SAI_PORT_STAT_PFC_3_RX_PKTS\":\"5\"}"),
+	    0);
+	ck_assert_int_eq(
+	    gnmi_target_set_json(
+		tgt, "PORT_TABLE/Ethernet8",
+		"{\"admin_status\":\"up\",\"alias\":\"etp2\","
+		"\"description\":\"\",\"fec\":\"rs\",\"index\":\"1\","
+		"\"lanes\":\"8,9,10,11,12,13,14,15\",\"mtu\":\"9100\","
+		"\"oper_status\":\"up\",\"pfc_asym\":\"off\","
+		"\"speed\":\"400000\",\"tpid\":\"0x8100\"}"),
+	    0);
+	gnmi_target_tick(tgt, T0);
+	start_collector(load_cfg("targets:\n"
+				 "  - name: sonic1\n"
+				 "    gnmi:\n"
+				 "      address: 127.0.0.1:%d\n"
+				 "      insecure: true\n"
+				 "      target: COUNTERS_DB\n",
+				 gnmi_target_port(tgt)));
+	WAIT_FOR(value_is("sonic1", "Ethernet8", FM_C_LINK_SPEED, 0, 50e9),
+		 "the port's speed did not arrive from PORT_TABLE");
+	ck_assert(value_is("sonic1", "Ethernet8", FM_C_PFC_RX_FRAMES, 3, 5));
+	struct store_sample v;
+	ck_assert(read_series("sonic1", "Ethernet8", FM_C_LINK_SPEED, 0, &v));
+	ck_assert_uint_eq(v.interval_ms, 10000);
+	ck_assert(!v.stale);
+	/* The PORT_TABLE fields it ignores are not the target's error. */
+	ck_assert(get_info("sonic1"));
+	ck_assert(info.up);
+	ck_assert_uint_eq(info.counters[HEALTH_C_ERRORS], 0);
+}
+END_TEST
+
 /* A subscription with another prefix target goes on a stream of its
  * own; when the target refuses that one (here its sample interval),
  * the switch stays up on its main stream and the helper is not retried
@@ -1197,6 +1246,7 @@ static Suite *gnmi_collector_suite(void)
 	tcase_add_test(
 	    tc, test_sonic_counters_db_json_ietf_maps_through_the_profile);
 	tcase_add_test(tc, test_helper_stream_failure_leaves_the_switch_up);
+	tcase_add_test(tc, test_sonic_port_speed_arrives_from_appl_db);
 	tcase_add_test(tc, test_sonic_pg_drops_resolve_through_the_name_map);
 	tcase_add_test(tc, test_a_new_pg_in_the_map_is_subscribed);
 	tcase_add_test(tc, test_objects_resubscribe_only_when_the_ids_change);

@@ -333,7 +333,14 @@ static const struct bad_case {
 	  "mappings[0].values.UP: \"yes\" is not a number" },
 	{ "ignore entry with a counter",
 	  HEAD "  - path: /a/{port}\n    ignore: true\n    counter: bytes_rx\n",
-	  ":5:5: mappings[0].counter: an ignore entry takes only path" },
+	  ":5:5: mappings[0].counter: an ignore entry takes only path and "
+	  "target" },
+	{ "an empty target",
+	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    target: \"\"\n",
+	  ":5:13: mappings[0].target: must not be empty" },
+	{ "a target that is not a string",
+	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    target: [x]\n",
+	  "mappings[0].target: " },
 	{ "unknown key, with a suggestion",
 	  HEAD "  - path: /a/{port}\n    counter: bytes_rx\n    scael: 1\n",
 	  ":5:5: mappings[0].scael: unknown key (did you mean \"scale\"?)" },
@@ -849,6 +856,115 @@ START_TEST(test_sonic_single_port_and_wildcard_shapes_give_the_same_series)
 	json_decref(all);
 	countersdb_free(&c);
 	gnmi_mapper_free(m);
+	gnmi_profile_free(p);
+}
+END_TEST
+
+/*
+ * SONiC's APPL_DB PORT_TABLE (the sonic profile's second stream): one
+ * port's fields as SWSS keeps them, every value a string, the speed in
+ * Mb/s.
+ */
+static const char port_table_fields[] =
+    "\"admin_status\":\"up\",\"alias\":\"etp%u\",\"description\":"
+    "\"ARISTA01T1:Ethernet1\",\"fec\":\"rs\",\"index\":\"%u\","
+    "\"lanes\":\"2304,2305,2306,2307\",\"mtu\":\"9100\","
+    "\"oper_status\":\"up\",\"pfc_asym\":\"off\",\"speed\":\"%s\","
+    "\"tpid\":\"0x8100\"";
+#define PORT_TABLE_FIELDS 11
+
+/* Applies PORT_TABLE JSON at path with prefix target target. */
+static struct gnmi_apply_stats apply_appl(struct gnmi_mapper *m,
+					  const char *target, const char *path,
+					  const char *json, int64_t ts)
+{
+	struct notif *b = nb_new(NULL, target, ts);
+	nb_json(b, path, json);
+	struct gnmi_apply_stats s = apply(m, b);
+	nb_free(b);
+	return s;
+}
+
+/* The speed becomes link_speed in bytes/s, in both of sonic-gnmi's
+ * shapes; the other fields are ignored, not reported. On a stream with
+ * another prefix target (COUNTERS_DB's) the same paths map nothing. */
+START_TEST(test_sonic_port_table_speed_maps_on_the_appl_db_stream_only)
+{
+	struct gnmi_profile *p = load_shipped("sonic");
+	struct gnmi_mapper_opts o = { .store = st,
+				      .owner = owner,
+				      .device = dev,
+				      .interval_ms = 10000,
+				      .unmapped = on_unmapped,
+				      .target = "APPL_DB" };
+	struct gnmi_mapper *m = gnmi_mapper_new(p, &o);
+	o.target = "COUNTERS_DB";
+	struct gnmi_mapper *mc = gnmi_mapper_new(p, &o);
+	char one[600], f0[512], f8[512], all[1200];
+	snprintf(f0, sizeof f0, port_table_fields, 1u, 0u, "100000");
+	snprintf(f8, sizeof f8, port_table_fields, 3u, 2u, "400000");
+	snprintf(one, sizeof one, "{%s}", f0);
+	snprintf(all, sizeof all, "{\"Ethernet0\":{%s},\"Ethernet8\":{%s}}", f0,
+		 f8);
+
+	struct gnmi_apply_stats s =
+	    apply_appl(mc, "COUNTERS_DB", "/PORT_TABLE/Ethernet0", one, T0);
+	ck_assert_uint_eq(s.mapped, 0);
+	ck_assert_uint_eq(s.unmapped, PORT_TABLE_FIELDS);
+	ck_assert_uint_eq(series_count(), 0);
+	ck_assert_uint_eq(reports_of("/PORT_TABLE/Ethernet0/speed"), 1);
+
+	s = apply_appl(m, "APPL_DB", "/PORT_TABLE/Ethernet0", one, T0);
+	ck_assert_uint_eq(s.mapped, 1);
+	ck_assert_uint_eq(s.unmapped, PORT_TABLE_FIELDS - 1);
+	ck_assert_uint_eq(s.rejected, 0);
+	struct store_sample v = must("Ethernet0", FM_C_LINK_SPEED, 0);
+	ck_assert_double_eq_tol(v.value, 12.5e9, 1);
+	ck_assert_uint_eq(v.interval_ms, 10000);
+
+	s = apply_appl(m, "APPL_DB", "/PORT_TABLE/Ethernet*", all, T0 + SEC);
+	ck_assert_uint_eq(s.mapped, 2);
+	ck_assert_uint_eq(s.unmapped, 2 * (PORT_TABLE_FIELDS - 1));
+	ck_assert_double_eq_tol(must("Ethernet8", FM_C_LINK_SPEED, 0).value,
+				50e9, 1);
+	ck_assert_uint_eq(series_count(), 2);
+	/* Only the COUNTERS_DB stream's speed was reported unmapped. */
+	ck_assert_uint_eq(n_reports, PORT_TABLE_FIELDS);
+	gnmi_mapper_free(mc);
+	gnmi_mapper_free(m);
+	gnmi_profile_free(p);
+}
+END_TEST
+
+/* A target on an ignore entry, and entries without one, which apply to
+ * every stream. */
+START_TEST(test_mapping_target_restricts_ignore_entries_too)
+{
+	char err[512];
+	struct gnmi_profile *p =
+	    load_text("name: t\nmappings:\n"
+		      "  - path: /T/{port}/n\n    counter: bytes_rx\n"
+		      "  - path: /T/*/*\n    ignore: true\n    target: DB_A\n",
+		      err, sizeof err);
+	ck_assert_msg(p, "%s", err);
+	struct gnmi_mapper_opts o = { .store = st,
+				      .owner = owner,
+				      .device = dev,
+				      .interval_ms = 1000,
+				      .unmapped = on_unmapped,
+				      .target = "DB_A" };
+	struct gnmi_mapper *a = gnmi_mapper_new(p, &o);
+	o.target = NULL;
+	struct gnmi_mapper *none = gnmi_mapper_new(p, &o);
+	const char *json = "{\"n\":\"7\",\"x\":\"1\"}";
+	struct gnmi_apply_stats s = apply_appl(a, "DB_A", "/T/p1", json, T0);
+	ck_assert_uint_eq(s.mapped, 1);
+	ck_assert_uint_eq(reports_of("/T/p1/x"), 0);
+	s = apply_appl(none, "", "/T/p2", json, T0);
+	ck_assert_uint_eq(s.mapped, 1);
+	ck_assert_uint_eq(reports_of("/T/p2/x"), 1);
+	gnmi_mapper_free(none);
+	gnmi_mapper_free(a);
 	gnmi_profile_free(p);
 }
 END_TEST
@@ -1426,6 +1542,9 @@ static Suite *gnmi_profile_suite(void)
 	tcase_add_test(
 	    tm,
 	    test_sonic_single_port_and_wildcard_shapes_give_the_same_series);
+	tcase_add_test(
+	    tm, test_sonic_port_table_speed_maps_on_the_appl_db_stream_only);
+	tcase_add_test(tm, test_mapping_target_restricts_ignore_entries_too);
 	tcase_add_test(
 	    tm, test_openconfig_proto_leaves_map_counters_link_and_queues);
 	tcase_add_test(tm,

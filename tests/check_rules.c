@@ -865,6 +865,51 @@ START_TEST(test_ecn_after_pfc)
 }
 END_TEST
 
+/*
+ * leaf0 (not paused, not marking) pauses its senders and spine0, which
+ * relays the pause to leaf1 without marking either: one ecn_after_pfc,
+ * at leaf0. spine0 paused at 0.075 and pausing at 0.094 (frames that
+ * count a partial pause's XONs overstate) relays; paused at 0.01 while
+ * pausing as much, the pause is its own.
+ */
+static void relay_through_spine0(double paused)
+{
+	two_senders_into_leaf0(false);
+	link2("leaf0", "Ethernet32", "spine0", "Ethernet0");
+	link2("spine0", "Ethernet8", "leaf1", "Ethernet32");
+	set("leaf0", "Ethernet32", FM_C_ECN_MARKED, 3, 0);
+	pause_link("leaf0", "Ethernet32", "spine0", "Ethernet0", paused);
+	set("spine0", "Ethernet0", FM_C_ECN_MARKED, 3, 0);
+	set("spine0", "Ethernet0", FM_C_QUEUE_OCCUPANCY, 3, 1e6);
+	set("spine0", "Ethernet8", FM_C_ECN_MARKED, 3, 0);
+	pause_link("spine0", "Ethernet8", "leaf1", "Ethernet32", 0.094);
+	steps(2);
+}
+
+START_TEST(test_ecn_after_pfc_not_at_a_relay)
+{
+	relay_through_spine0(0.075);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(
+	    find(&s, RULES_ECN_AFTER_PFC, "leaf0", "Ethernet0", true, NULL));
+	ck_assert(
+	    !find(&s, RULES_ECN_AFTER_PFC, "spine0", "Ethernet0", false, NULL));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_ecn_after_pfc_at_a_lightly_paused_switch)
+{
+	relay_through_spine0(0.01);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert(
+	    find(&s, RULES_ECN_AFTER_PFC, "spine0", "Ethernet0", true, NULL));
+	rules_snapshot_free(&s);
+}
+END_TEST
+
 START_TEST(test_ecn_before_pfc_is_fine)
 {
 	two_senders_into_leaf0(true);
@@ -1394,6 +1439,8 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_lossless_drop_switch_and_nic);
 	tcase_add_test(tc, test_pause_on_lossy_priority);
 	tcase_add_test(tc, test_ecn_after_pfc);
+	tcase_add_test(tc, test_ecn_after_pfc_not_at_a_relay);
+	tcase_add_test(tc, test_ecn_after_pfc_at_a_lightly_paused_switch);
 	tcase_add_test(tc, test_ecn_before_pfc_is_fine);
 	tcase_add_test(tc, test_ecn_without_cnp);
 	tcase_add_test(tc, test_incast_receiver_and_senders);

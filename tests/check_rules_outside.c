@@ -204,6 +204,108 @@ START_TEST(test_far_end_storm_from_frames_only)
 }
 END_TEST
 
+/* Whether the far-end storm at leaf0:Ethernet0 fires. */
+static bool far_end_firing(void)
+{
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	const struct rules_incident *in =
+	    find(&s, RULES_PFC_STORM, "leaf0", "Ethernet0");
+	bool firing = in && in->state == RULES_FIRING;
+	rules_snapshot_free(&s);
+	return firing;
+}
+
+/* leaf0:Ethernet0 with SONiC's PFC counters on priority 3 (frames, and
+ * pause time unless frames_only), all 0, and no link; its speed only if
+ * speed (on SONiC, from APPL_DB's PORT_TABLE). */
+static void sonic_port(bool speed, bool frames_only)
+{
+	set("leaf0", "Ethernet0", FM_C_PFC_RX_FRAMES, 3, 0);
+	if (!frames_only)
+		set("leaf0", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, 0);
+	if (speed)
+		set("leaf0", "Ethernet0", FM_C_LINK_SPEED, 0, SPEED_100G);
+}
+
+/* Held paused from ratio of the window before the sample on: pause time
+ * and the frames of one pause still on (R T, no XON). */
+static void sonic_pause(double ratio, bool frames_only)
+{
+	set("leaf0", "Ethernet0", FM_C_PFC_RX_FRAMES, 3, ratio * REFRESH_100G);
+	if (!frames_only)
+		set("leaf0", "Ethernet0", FM_C_PFC_RX_PAUSE, 3, ratio);
+}
+
+/*
+ * A storm that began 0.6 s before a sample. With the port's speed the
+ * frames tell one pause still on: it fires on that sample, the onset's
+ * (storm_for 200 ms). Without a speed (a SONiC port whose neighbour is
+ * not monitored, and no PORT_TABLE) nothing tells it from bursts: it
+ * waits for the next sample, whose whole window is paused.
+ */
+START_TEST(test_far_end_storm_on_its_onset_sample_needs_the_speed)
+{
+	sonic_port(true, false);
+	steps(2);
+	sonic_pause(0.6, false);
+	step();
+	assert_far_end_storm();
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	bool tail = false;
+	for (size_t i = 0; i < s.active[0].n_evidence; i++)
+		tail |=
+		    !strcmp(s.active[0].evidence[i].name, "paused_for_seconds");
+	ck_assert(tail);
+	rules_snapshot_free(&s);
+
+	fab_close();
+	fab_up(NULL);
+	sonic_port(false, false);
+	steps(2);
+	sonic_pause(0.6, false);
+	step();
+	ck_assert_uint_eq(n_active(), 0);
+	sonic_pause(1, false);
+	step();
+	assert_far_end_storm();
+}
+END_TEST
+
+/*
+ * Frames alone (a platform that collects no pause durations): with the
+ * speed they are a ratio, and the storm fires within storm_for (2 s)
+ * and one sample of its onset; without it they say nothing, however
+ * long the storm lasts.
+ */
+START_TEST(test_far_end_frames_only_storm_needs_the_speed)
+{
+	fab_close();
+	fab_up("rules:\n  storm_for: 2s\n");
+	sonic_port(true, true);
+	steps(2);
+	sonic_pause(1, true);
+	step(); /* the onset's sample: 1 s of it seen */
+	ck_assert(!far_end_firing());
+	int n = 1;
+	while (!far_end_firing()) {
+		ck_assert_int_lt(n, 3); /* storm_for + one sample */
+		step();
+		n++;
+	}
+	assert_far_end_storm();
+
+	fab_close();
+	fab_up("rules:\n  storm_for: 2s\n");
+	sonic_port(false, true);
+	steps(2);
+	sonic_pause(1, true);
+	steps(6);
+	ck_assert_uint_eq(n_active(), 0);
+}
+END_TEST
+
 /* The switch's watchdog alone (no pause counter at all): its stormed
  * gauge, then the incident clears once the gauge falls. */
 START_TEST(test_watchdog_stormed_alone)
@@ -489,6 +591,9 @@ static Suite *outside_suite(void)
 	tcase_add_test(tc, test_far_end_storm_waits_storm_for);
 	tcase_add_test(tc, test_far_end_storm_from_sonic_counters);
 	tcase_add_test(tc, test_far_end_storm_from_frames_only);
+	tcase_add_test(tc,
+		       test_far_end_storm_on_its_onset_sample_needs_the_speed);
+	tcase_add_test(tc, test_far_end_frames_only_storm_needs_the_speed);
 	tcase_add_test(tc, test_watchdog_stormed_alone);
 	tcase_add_test(tc, test_watchdog_storms_counted);
 	tcase_add_test(tc, test_named_unmonitored_peer);

@@ -238,6 +238,11 @@ START_TEST(test_every_flavour_serves_the_model_through_its_profile)
 				WAIT_FOR(value_is(d, pn, FM_C_LINK_UP, 0, 1),
 					 "%s %s link_up", d, pn);
 			if (n->flavour == SIM_FLAVOUR_SONIC) {
+				/* The port's speed, from APPL_DB's PORT_TABLE
+				 * (Mb/s there, bytes/s in the store). */
+				WAIT_FOR(value_is(d, pn, FM_C_LINK_SPEED, 0,
+						  p->speed * 125e6),
+					 "%s %s link_speed", d, pn);
 				/* PG drops, through COUNTERS_PG_NAME_MAP, for
 				 * the lossless priorities only. */
 				for (unsigned pr = 0; pr < 8; pr++) {
