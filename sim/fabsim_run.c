@@ -89,6 +89,13 @@ static int fabsim_load_view(struct fabsim *f, uint64_t seed)
 		    sim_scenario_visibility(sc, SIM_SCENARIO_VIS_NO_PAUSE_TIME),
 		    SIM_VIS_NO_PAUSE_TIME, err, sizeof err);
 	}
+	if (!rc) {
+		what = "visibility: no_appl_db";
+		rc = sim_visibility_mark(
+		    f->vis,
+		    sim_scenario_visibility(sc, SIM_SCENARIO_VIS_NO_APPL_DB),
+		    SIM_VIS_NO_APPL_DB, err, sizeof err);
+	}
 	if (rc) {
 		fprintf(stderr, "fabsim: %s: %s\n", what, err);
 		return FABSIM_EXIT_USAGE;

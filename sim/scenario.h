@@ -165,6 +165,7 @@ enum sim_scenario_vis {
 	SIM_SCENARIO_VIS_NO_LLDP,
 	SIM_SCENARIO_VIS_NIC_HOSTS,
 	SIM_SCENARIO_VIS_NO_PAUSE_TIME,
+	SIM_SCENARIO_VIS_NO_APPL_DB,
 	SIM_SCENARIO_VIS_N
 };
 const char *sim_scenario_visibility(const struct sim_scenario *s,

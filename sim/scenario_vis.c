@@ -2,8 +2,8 @@
  * A scenario's visibility: block (see doc/fabsim-scenarios.md): which
  * nodes fabmond cannot see, as fabsim's --unmonitored, --no-lldp,
  * --nic-hosts and --unmonitored-lldp say it, which win over it, and
- * the SONiC switches that collect no PFC pause durations (no_pause_time,
- * scenario only). The
+ * the SONiC switches that collect no PFC pause durations (no_pause_time)
+ * or serve no APPL_DB (no_appl_db), both scenario only. The
  * names are checked against the scenario's topology here and kept as
  * the options' comma-separated lists (sim/visibility.c reads them).
  */
@@ -40,11 +40,12 @@ static int node_list(struct ytree_ctx *x, const struct sim_topo *t,
 		const struct sim_node *nd;
 		char q[YTREE_QUOTE_BUF];
 		size_t si = ytree_path_index(x, i);
-		rc = scenario_node_node(x, t, n->kids[i],
-					which == SIM_SCENARIO_VIS_NO_LLDP ||
-					    which ==
-						SIM_SCENARIO_VIS_NO_PAUSE_TIME,
-					&nd);
+		rc = scenario_node_node(
+		    x, t, n->kids[i],
+		    which == SIM_SCENARIO_VIS_NO_LLDP ||
+			which == SIM_SCENARIO_VIS_NO_PAUSE_TIME ||
+			which == SIM_SCENARIO_VIS_NO_APPL_DB,
+		    &nd);
 		if (!rc && which == SIM_SCENARIO_VIS_NIC_HOSTS &&
 		    nd->kind != SIM_NODE_HOST)
 			rc = ytree_fail(x, n->kids[i],
@@ -61,17 +62,16 @@ int scenario_parse_visibility(struct ytree_ctx *x, struct sim_scenario *s,
 			      const struct ytree_node *n)
 {
 	static const char *const keys[] = { "unmonitored", "no_lldp",
-					    "nic_hosts", "no_pause_time",
-					    "unmonitored_lldp" };
+					    "nic_hosts",   "no_pause_time",
+					    "no_appl_db",  "unmonitored_lldp" };
 	static const enum sim_scenario_vis which[] = {
-		SIM_SCENARIO_VIS_UNMONITORED,
-		SIM_SCENARIO_VIS_NO_LLDP,
-		SIM_SCENARIO_VIS_NIC_HOSTS,
-		SIM_SCENARIO_VIS_NO_PAUSE_TIME,
+		SIM_SCENARIO_VIS_UNMONITORED, SIM_SCENARIO_VIS_NO_LLDP,
+		SIM_SCENARIO_VIS_NIC_HOSTS,   SIM_SCENARIO_VIS_NO_PAUSE_TIME,
+		SIM_SCENARIO_VIS_NO_APPL_DB,
 	};
 	struct ytree_fields f;
-	int rc = scenario_want_map(x, n, keys, 5, &f);
-	for (size_t i = 0; !rc && i < 4; i++) {
+	int rc = scenario_want_map(x, n, keys, 6, &f);
+	for (size_t i = 0; !rc && i < 5; i++) {
 		if (!f.val[i])
 			continue;
 		size_t saved = ytree_path_key(x, keys[i]);
@@ -85,7 +85,7 @@ int scenario_parse_visibility(struct ytree_ctx *x, struct sim_scenario *s,
 		ytree_path_cut(x, saved);
 	}
 	if (!rc)
-		rc = ytree_opt_bool(x, &f, 4, &s->vis_lldp_hosts);
+		rc = ytree_opt_bool(x, &f, 5, &s->vis_lldp_hosts);
 	return rc;
 }
 

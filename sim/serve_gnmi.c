@@ -479,7 +479,8 @@ static void publish_sonic_lldp(struct sim_serve_gnmi *g, struct sw *s)
 static void publish_static(struct sim_serve_gnmi *g, struct sw *s)
 {
 	const struct sim_node *n = s->node;
-	bool lldp = !(sim_visibility_flags(g->vis, n->id) & SIM_VIS_NO_LLDP);
+	unsigned vf = sim_visibility_flags(g->vis, n->id);
+	bool lldp = !(vf & (SIM_VIS_NO_LLDP | SIM_VIS_NO_APPL_DB));
 	if (n->flavour == SIM_FLAVOUR_SONIC) {
 		if (lldp)
 			publish_sonic_lldp(g, s);
@@ -699,7 +700,8 @@ static void publish_sonic_port(struct sim_serve_gnmi *g, struct sw *s, size_t i,
 	if (!s->pg_map)
 		publish_sonic_pg_map(g, s);
 	publish_sonic_pgs(g, s, i, c);
-	if (s->oper[i] != (int8_t)c->link_up)
+	if (s->oper[i] != (int8_t)c->link_up &&
+	    !(sim_visibility_flags(g->vis, s->node->id) & SIM_VIS_NO_APPL_DB))
 		publish_sonic_port_table(g, s, i, c->link_up);
 
 	if (!g->lossless)

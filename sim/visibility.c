@@ -71,9 +71,15 @@ static int mark_one(struct sim_visibility *v, const struct sim_node *n,
 		    unsigned flag, char *err, size_t errlen)
 {
 	bool host = n->kind == SIM_NODE_HOST;
-	if ((flag == SIM_VIS_NO_LLDP || flag == SIM_VIS_NO_PAUSE_TIME) &&
+	if ((flag == SIM_VIS_NO_LLDP || flag == SIM_VIS_NO_PAUSE_TIME ||
+	     flag == SIM_VIS_NO_APPL_DB) &&
 	    host) {
 		snprintf(err, errlen, "%s is a host, not a switch", n->name);
+		return -EINVAL;
+	}
+	if (flag == SIM_VIS_NO_APPL_DB && !host &&
+	    n->flavour != SIM_FLAVOUR_SONIC) {
+		snprintf(err, errlen, "%s is not a SONiC switch", n->name);
 		return -EINVAL;
 	}
 	if (flag == SIM_VIS_NO_NIC && !host) {

@@ -23,6 +23,10 @@
  *                        are collected on Mellanox and VS platforms for
  *                        the PFC watchdog, not on Broadcom's): frames,
  *                        transitions and the watchdog only.
+ *   SIM_VIS_NO_APPL_DB   a SONiC switch whose gNMI server exposes
+ *                        COUNTERS_DB only (sonic-gnmi limited to the
+ *                        counters database): no APPL_DB PORT_TABLE (so
+ *                        no port speed) and no LLDP_ENTRY_TABLE.
  *
  * What a monitored switch's LLDP names: every neighbour switch (they
  * all run LLDP, monitored or not) and every host, except unmonitored
@@ -45,6 +49,7 @@
 #define SIM_VIS_NO_LLDP	      2u
 #define SIM_VIS_NO_NIC	      4u
 #define SIM_VIS_NO_PAUSE_TIME 8u
+#define SIM_VIS_NO_APPL_DB    16u
 
 struct sim_visibility {
 	const struct sim_topo *topo;
@@ -59,8 +64,8 @@ void sim_visibility_free(struct sim_visibility *v);
 
 /*
  * Marks the nodes named in list ("a,b,c"; spaces around names allowed)
- * with flag. SIM_VIS_NO_LLDP and SIM_VIS_NO_PAUSE_TIME take switches
- * only, SIM_VIS_NO_NIC hosts
+ * with flag. SIM_VIS_NO_LLDP, SIM_VIS_NO_PAUSE_TIME and
+ * SIM_VIS_NO_APPL_DB take switches only, SIM_VIS_NO_NIC hosts
  * only. 0, or -EINVAL with a message naming the node in err.
  */
 int sim_visibility_mark(struct sim_visibility *v, const char *list,

@@ -833,6 +833,7 @@ START_TEST(visibility_lists_nodes_fabmond_cannot_see)
 				   "visibility:\n"
 				   "  unmonitored: [spine1, host3]\n"
 				   "  no_lldp: [leaf0]\n"
+				   "  no_appl_db: [leaf1, spine0]\n"
 				   "  nic_hosts: [host0, host1]\n"
 				   "  unmonitored_lldp: true\n";
 	struct sim_scenario *s = sim_scenario_load_buffers(
@@ -844,6 +845,9 @@ START_TEST(visibility_lists_nodes_fabmond_cannot_see)
 	    "spine1,host3");
 	ck_assert_str_eq(sim_scenario_visibility(s, SIM_SCENARIO_VIS_NO_LLDP),
 			 "leaf0");
+	ck_assert_str_eq(
+	    sim_scenario_visibility(s, SIM_SCENARIO_VIS_NO_APPL_DB),
+	    "leaf1,spine0");
 	ck_assert_str_eq(sim_scenario_visibility(s, SIM_SCENARIO_VIS_NIC_HOSTS),
 			 "host0,host1");
 	ck_assert(sim_scenario_unmonitored_lldp(s));
@@ -868,6 +872,9 @@ START_TEST(visibility_lists_nodes_fabmond_cannot_see)
 		{ "visibility: {no_lldp: [host0]}\n",
 		  "s.yaml:4:24: visibility.no_lldp[0]: \"host0\" is a host, "
 		  "not a switch" },
+		{ "visibility: {no_appl_db: [host1]}\n",
+		  "s.yaml:4:27: visibility.no_appl_db[0]: \"host1\" is a "
+		  "host, not a switch" },
 		{ "visibility: {nic_hosts: [leaf1]}\n",
 		  "s.yaml:4:26: visibility.nic_hosts[0]: \"leaf1\" is a "
 		  "switch, not a host" },

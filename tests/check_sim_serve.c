@@ -888,6 +888,51 @@ START_TEST(test_unmonitored_and_no_lldp_leave_the_served_trees)
 }
 END_TEST
 
+/* A SONiC switch whose gNMI server exposes COUNTERS_DB only: its
+ * counters, but no APPL_DB PORT_TABLE or LLDP_ENTRY_TABLE; the other
+ * SONiC switches keep theirs. Only SONiC switches can be so marked. */
+START_TEST(test_no_appl_db_leaves_port_table_and_lldp_out)
+{
+	char err[512];
+	struct sim_visibility *v = sim_visibility_new(topo);
+	const struct sim_node *sonic = switch_of(SIM_FLAVOUR_SONIC),
+			      *oc = switch_of(SIM_FLAVOUR_OPENCONFIG),
+			      *other = NULL;
+	for (size_t id = 0; id < sim_topo_n_nodes(topo) && !other; id++) {
+		const struct sim_node *n = sim_topo_node(topo, id);
+		if (n->kind != SIM_NODE_HOST &&
+		    n->flavour == SIM_FLAVOUR_SONIC && n != sonic)
+			other = n;
+	}
+	ck_assert_ptr_nonnull(other);
+	ck_assert_int_eq(sim_visibility_mark(v, sonic->name, SIM_VIS_NO_APPL_DB,
+					     err, sizeof err),
+			 0);
+	ck_assert_int_ne(sim_visibility_mark(v, oc->name, SIM_VIS_NO_APPL_DB,
+					     err, sizeof err),
+			 0);
+	ck_assert_ptr_nonnull(strstr(err, "is not a SONiC switch"));
+	ck_assert_int_ne(sim_visibility_mark(v, "host0", SIM_VIS_NO_APPL_DB,
+					     err, sizeof err),
+			 0);
+	ck_assert_ptr_nonnull(strstr(err, "is a host, not a switch"));
+	struct sim_serve_gnmi_options go;
+	sim_serve_gnmi_options_init(&go);
+	go.vis = v;
+	srv = sim_serve_gnmi_new(topo, &go, err, sizeof err);
+	ck_assert_msg(srv != NULL, "%s", err);
+	ck_assert_uint_gt(sim_serve_gnmi_publish(srv, model, T0, true), 0);
+	ck_assert_uint_gt(once_count(sonic, "COUNTERS_DB", "/COUNTERS"), 0);
+	ck_assert_uint_eq(once_count(sonic, "APPL_DB", "/PORT_TABLE"), 0);
+	ck_assert_uint_eq(once_count(sonic, "APPL_DB", "/LLDP_ENTRY_TABLE"), 0);
+	ck_assert_uint_gt(once_count(other, "APPL_DB", "/PORT_TABLE"), 0);
+	ck_assert_uint_gt(once_count(other, "APPL_DB", "/LLDP_ENTRY_TABLE"), 0);
+	sim_serve_gnmi_free(srv);
+	srv = NULL;
+	sim_visibility_free(v);
+}
+END_TEST
+
 static Suite *sim_serve_suite(void)
 {
 	Suite *s = suite_create("sim_serve");
@@ -907,6 +952,7 @@ static Suite *sim_serve_suite(void)
 	    tc, test_schedule_jitters_within_a_quarter_and_loses_at_its_rate);
 	tcase_add_test(tc, test_late_and_lost_publishes_reach_a_client_as_sent);
 	tcase_add_test(tc, test_unmonitored_and_no_lldp_leave_the_served_trees);
+	tcase_add_test(tc, test_no_appl_db_leaves_port_table_and_lldp_out);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("live");
 	tcase_add_checked_fixture(tc, live_setup, live_teardown);
