@@ -98,6 +98,7 @@ struct wcol {
 	int kind; /* >= 0: profile column; < 0: enum wkind */
 	bool done;
 	uint32_t rows;
+	uint32_t bad_type; /* of the rows, values of the wrong width */
 };
 
 struct ifent {
@@ -155,12 +156,14 @@ struct starget {
 	unsigned pdus;
 	uint64_t values;
 	uint64_t rejected;
+	uint64_t bad_type; /* values of the wrong width (HC columns) */
 
 	/* Profile and state. */
 	const struct snmp_profile *prof;
-	char *prof_name; /* configured, or NULL */
-	bool *active;	 /* per column: walked (fallbacks start off) */
-	bool *announced; /* per column: fallback in use was logged */
+	char *prof_name;   /* configured, or NULL */
+	bool *active;	   /* per column: walked (fallbacks start off) */
+	bool *announced;   /* per column: fallback in use was logged */
+	bool *type_logged; /* per column: a value of the wrong width */
 	bool fallback_checked;
 	bool uptime_known;
 	uint32_t uptime;

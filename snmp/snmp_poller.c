@@ -126,6 +126,7 @@ static void target_free(struct starget *t)
 	free(t->w);
 	free(t->active);
 	free(t->announced);
+	free(t->type_logged);
 	free(t->prof_name);
 	snmp_cfg_free(t->cfg);
 	free(t->name);
@@ -185,6 +186,7 @@ static void start_poll(struct starget *t)
 	t->phase = PH_POLL;
 	t->values = 0;
 	t->rejected = 0;
+	t->bad_type = 0;
 	snmp_walk_reset(t);
 	snmp_walk_add(t, OID_DISC, OLEN(OID_DISC), W_DISC);
 	for (size_t i = 0; i < t->prof->n_cols; i++)
@@ -224,6 +226,7 @@ static void index_done(struct starget *t)
 	for (size_t i = 0; i < t->prof->n_cols; i++) {
 		t->active[i] = t->prof->cols[i].fallback_for < 0;
 		t->announced[i] = false;
+		t->type_logged[i] = false;
 	}
 	t->t_index = mono_ns() + INDEX_REFRESH_NS;
 }
@@ -238,8 +241,9 @@ static void check_fallbacks(struct starget *t)
 		if (c->kind < 0)
 			continue;
 		const struct snmp_column *col = &t->prof->cols[c->kind];
-		if (col->fallback_for >= 0 && c->rows &&
-		    !t->announced[c->kind]) {
+		/* Rows of the wrong width count as none. */
+		uint32_t rows = c->rows - c->bad_type;
+		if (col->fallback_for >= 0 && rows && !t->announced[c->kind]) {
 			t->announced[c->kind] = true;
 			log_notice(
 			    "snmp",
@@ -250,7 +254,7 @@ static void check_fallbacks(struct starget *t)
 			    t->name, t->prof->cols[col->fallback_for].name,
 			    col->name, fm_counter_info(col->counter)->name);
 		}
-		if (t->fallback_checked || c->rows)
+		if (t->fallback_checked || rows)
 			continue;
 		for (size_t j = 0; j < t->prof->n_cols; j++) {
 			if (t->prof->cols[j].fallback_for != c->kind)
@@ -306,8 +310,10 @@ static bool choose_profile(struct starget *t)
 		t->prof = pr;
 		free(t->active);
 		free(t->announced);
+		free(t->type_logged);
 		t->active = xcalloc(pr->n_cols, sizeof *t->active);
 		t->announced = xcalloc(pr->n_cols, sizeof *t->announced);
+		t->type_logged = xcalloc(pr->n_cols, sizeof *t->type_logged);
 		for (size_t i = 0; i < pr->n_cols; i++)
 			t->active[i] = pr->cols[i].fallback_for < 0;
 		snmp_ifs_free(t->ifs, t->nifs);
@@ -377,6 +383,9 @@ static void cycle_end(struct starget *t, bool ok)
 		if (t->rejected)
 			health_target_count(t->health, HEALTH_C_UNMAPPED,
 					    t->rejected);
+		if (t->bad_type)
+			health_target_count(t->health, HEALTH_C_DECODE_ERRORS,
+					    t->bad_type);
 		health_target_set_up(t->health, true, NULL);
 		log_complain_clear(&t->complaint, "snmp", "%s: polling again",
 				   t->name);

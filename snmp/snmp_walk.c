@@ -286,6 +286,35 @@ static void mark_port_discontinuity(struct starget *t, struct ifent *e)
 			store_mark_discontinuity(t->p->store, e->h[i]);
 }
 
+/* A counter of a type other than its column's declared width: a
+ * Counter32 or Gauge32 in an HC column (its 32-bit wrap taken for a
+ * 64-bit one would be a delta of ~2^64), or a Counter64 in a 32-bit
+ * one. Refused, counted as a decode error, logged once per column and
+ * index refresh. */
+static bool wrong_width(struct starget *t, struct wcol *c,
+			const struct snmp_column *col,
+			const struct snmp_vb_value *v,
+			const struct snmp_vb_sample *s)
+{
+	if (col->kind != SNMP_SAMPLE_COUNTER ||
+	    snmp_vb_check_width(s, col->width) == 0)
+		return false;
+	c->bad_type++;
+	t->bad_type++;
+	if (!t->type_logged[c->kind]) {
+		t->type_logged[c->kind] = true;
+		log_warn("snmp",
+			 "%s: %s is a %u-bit column but the agent answers "
+			 "%s: values refused",
+			 t->name, col->name, col->width,
+			 v->kind == SNMP_VB_COUNTER32	? "Counter32"
+			 : v->kind == SNMP_VB_GAUGE32	? "Gauge32"
+			 : v->kind == SNMP_VB_COUNTER64 ? "Counter64"
+							: "another type");
+	}
+	return true;
+}
+
 static void poll_value(struct starget *t, struct wcol *c,
 		       const netsnmp_variable_list *vb,
 		       const struct snmp_vb_value *v)
@@ -338,6 +367,8 @@ static void poll_value(struct starget *t, struct wcol *c,
 		t->rejected++;
 		return;
 	}
+	if (wrong_width(t, c, col, v, &s))
+		return;
 	if (!e->h)
 		e->h = xcalloc(t->prof->n_cols * 8, sizeof *e->h);
 	size_t slot =

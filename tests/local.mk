@@ -46,3 +46,8 @@ EXTRA_DIST += tests/check_layers.sh
 # fabmond's SNMP collector.
 TESTS += tests/integration_snmp_wrap.sh
 EXTRA_DIST += tests/integration_snmp_wrap.sh
+
+# HC columns answered with 32-bit types (snmpsim): refused and counted,
+# the 32-bit fallback taken.
+TESTS += tests/integration_snmp_hc.sh
+EXTRA_DIST += tests/integration_snmp_hc.sh
