@@ -121,6 +121,7 @@ static void target_free(struct starget *t)
 	if (t->phase != PH_IDLE)
 		t->p->inflight--;
 	snmp_index_tmp_free(t);
+	snmp_pend_free(t);
 	snmp_ifs_free(t->ifs, t->nifs);
 	snmp_lldp_target_free(t);
 	free(t->w);
@@ -187,7 +188,20 @@ static void start_poll(struct starget *t)
 	t->values = 0;
 	t->rejected = 0;
 	t->bad_type = 0;
+	snmp_pend_clear(t);
 	snmp_walk_reset(t);
+	/* The labels' column, a few bytes a port, to see a renumbering
+	 * before any sample is written (snmp_renum.c). */
+	t->name_col = 0;
+	for (size_t i = 0; i < t->nifs && t->name_col != W_IFNAME; i++)
+		if (t->ifs[i].name && *t->ifs[i].name)
+			t->name_col = W_IFNAME;
+		else if (t->ifs[i].descr && *t->ifs[i].descr)
+			t->name_col = W_IFDESCR;
+	if (t->name_col == W_IFNAME)
+		snmp_walk_add(t, OID_IFNAME, OLEN(OID_IFNAME), W_IFNAME);
+	else if (t->name_col == W_IFDESCR)
+		snmp_walk_add(t, OID_IFDESCR, OLEN(OID_IFDESCR), W_IFDESCR);
 	snmp_walk_add(t, OID_DISC, OLEN(OID_DISC), W_DISC);
 	for (size_t i = 0; i < t->prof->n_cols; i++)
 		if (t->active[i])
@@ -196,17 +210,36 @@ static void start_poll(struct starget *t)
 	snmp_walk_send(t);
 }
 
+/* A port found at another ifIndex than the last table's: its series
+ * take a new base (a renumbering no poll saw, or the agent's tables
+ * changed between polls). Returns how many ports moved. */
+static size_t index_moves(struct starget *t)
+{
+	size_t moved = 0;
+	for (size_t i = 0; i < t->n_tmp; i++) {
+		struct ifent *e = &t->nifs_tmp[i];
+		for (size_t j = 0; j < t->nifs; j++) {
+			struct ifent *o = &t->ifs[j];
+			if (o->port != e->port || o->ifindex == e->ifindex)
+				continue;
+			snmp_mark_port_discontinuity(t, o);
+			moved++;
+		}
+	}
+	if (moved)
+		log_info("snmp",
+			 "%s: the index walk found %zu port(s) at another "
+			 "ifIndex: their next samples are a new base",
+			 t->name, moved);
+	return moved;
+}
+
 /* The index walk finished: swap in the new interface table and LLDP. */
 static void index_done(struct starget *t)
 {
 	char buf[32];
-	snmp_ifs_free(t->ifs, t->nifs);
-	t->ifs = t->nifs_tmp;
-	t->nifs = t->n_tmp;
-	t->nifs_tmp = NULL;
-	t->n_tmp = 0;
-	for (size_t i = 0; i < t->nifs; i++) {
-		struct ifent *e = &t->ifs[i];
+	for (size_t i = 0; i < t->n_tmp; i++) {
+		struct ifent *e = &t->nifs_tmp[i];
 		const char *n = e->name && *e->name	? e->name
 				: e->descr && *e->descr ? e->descr
 							: NULL;
@@ -216,6 +249,12 @@ static void index_done(struct starget *t)
 		}
 		e->port = store_intern(t->p->store, n);
 	}
+	index_moves(t);
+	snmp_ifs_free(t->ifs, t->nifs);
+	t->ifs = t->nifs_tmp;
+	t->nifs = t->n_tmp;
+	t->nifs_tmp = NULL;
+	t->n_tmp = 0;
 	size_t nn = snmp_lldp_index_done(t);
 	snmp_index_tmp_free(t);
 	log_info("snmp", "%s: %zu interfaces, %zu LLDP neighbours (profile %s)",
