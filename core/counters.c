@@ -7,6 +7,7 @@
 
 #include "counters.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define ROW(id_, name_, fam_, unit_, kind_, sub_, dir_, help_)                \
@@ -178,6 +179,49 @@ static const struct fm_counter_info table[FM_C__COUNT] = {
 	    "fabmon_queue_watermark_bytes", "bytes", GAUGE, QUEUE, NONE,
 	    "Peak bytes held in an egress queue since the last read."),
 };
+
+/* Frames and bytes that crossed the port's own wire, in its direction.
+ * Left out: marks and drops of an egress queue (ecn_marked, queue_drops,
+ * discards_tx, pfc_watchdog_tx_drops), which count what many ingress
+ * ports sent towards one egress and can exceed its line rate. */
+static const uint8_t line[FM_C__COUNT] = {
+	[FM_C_PFC_RX_FRAMES] = FM_LINE_FRAMES,
+	[FM_C_PFC_TX_FRAMES] = FM_LINE_FRAMES,
+	[FM_C_PFC_WD_DROPS_RX] = FM_LINE_FRAMES,
+	[FM_C_PAUSE_RX_FRAMES] = FM_LINE_FRAMES,
+	[FM_C_PAUSE_TX_FRAMES] = FM_LINE_FRAMES,
+	[FM_C_PFC_PORT_RX_FRAMES] = FM_LINE_FRAMES,
+	[FM_C_PFC_PORT_TX_FRAMES] = FM_LINE_FRAMES,
+	[FM_C_NIC_ECN_MARKED] = FM_LINE_FRAMES,
+	[FM_C_ROCE_CE_RECEIVED] = FM_LINE_FRAMES,
+	[FM_C_CNP_SENT] = FM_LINE_FRAMES,
+	[FM_C_CNP_HANDLED] = FM_LINE_FRAMES,
+	[FM_C_CNP_IGNORED] = FM_LINE_FRAMES,
+	[FM_C_DISCARDS_RX] = FM_LINE_FRAMES,
+	[FM_C_ERRORS_RX] = FM_LINE_FRAMES,
+	[FM_C_ERRORS_TX] = FM_LINE_FRAMES,
+	[FM_C_PRIO_DISCARDS_RX] = FM_LINE_FRAMES,
+	[FM_C_PG_DROPS] = FM_LINE_FRAMES,
+	[FM_C_NIC_OUT_OF_BUFFER] = FM_LINE_FRAMES,
+	[FM_C_BYTES_RX] = FM_LINE_BYTES,
+	[FM_C_BYTES_TX] = FM_LINE_BYTES,
+	[FM_C_PACKETS_RX] = FM_LINE_FRAMES,
+	[FM_C_PACKETS_TX] = FM_LINE_FRAMES,
+	[FM_C_PRIO_BYTES_RX] = FM_LINE_BYTES,
+	[FM_C_PRIO_BYTES_TX] = FM_LINE_BYTES,
+	[FM_C_PRIO_PACKETS_RX] = FM_LINE_FRAMES,
+	[FM_C_PRIO_PACKETS_TX] = FM_LINE_FRAMES,
+	[FM_C_QUEUE_TX_PACKETS] = FM_LINE_FRAMES,
+	[FM_C_QUEUE_TX_BYTES] = FM_LINE_BYTES,
+	[FM_C_RDMA_OUT_OF_SEQUENCE] = FM_LINE_FRAMES,
+};
+
+enum fm_line fm_counter_line(enum fm_counter id)
+{
+	if ((int)id <= FM_C_NONE || id >= FM_C__COUNT)
+		return FM_LINE_NONE;
+	return (enum fm_line)line[id];
+}
 
 const struct fm_counter_info *fm_counter_info(enum fm_counter id)
 {

@@ -92,6 +92,12 @@ enum fm_counter {
 enum fm_kind { FM_KIND_COUNTER, FM_KIND_GAUGE };
 enum fm_sub { FM_SUB_NONE, FM_SUB_PRIORITY, FM_SUB_QUEUE };
 enum fm_dir { FM_DIR_NONE, FM_DIR_RX, FM_DIR_TX };
+/* What the port's line rate bounds in a counter (see fm_counter_line). */
+enum fm_line { FM_LINE_NONE, FM_LINE_BYTES, FM_LINE_FRAMES };
+
+/* Bytes a frame takes on the wire at least: a 64-byte frame, its 8 bytes
+ * of preamble and start delimiter, 12 of inter-frame gap. */
+#define FM_LINE_MIN_FRAME 84
 
 struct fm_counter_info {
 	enum fm_counter id;
@@ -109,6 +115,16 @@ struct fm_counter_info {
 const struct fm_counter_info *fm_counter_info(enum fm_counter id);
 /* The id whose canonical name is name, or FM_C_NONE. */
 enum fm_counter fm_counter_by_name(const char *name);
+/*
+ * What the line rate of the counter's port bounds: FM_LINE_BYTES for
+ * bytes that crossed the port's wire (at most speed bytes a second),
+ * FM_LINE_FRAMES for frames that did (at most speed / FM_LINE_MIN_FRAME
+ * a second), FM_LINE_NONE when the port's speed does not bound the
+ * counter: events, seconds, and the drops of an egress (discards_tx,
+ * queue drops, watchdog tx drops), which many ingress ports can feed at
+ * once. FM_LINE_NONE for an invalid id.
+ */
+enum fm_line fm_counter_line(enum fm_counter id);
 /* "rx", "tx" or NULL. */
 const char *fm_dir_name(enum fm_dir dir);
 

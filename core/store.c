@@ -15,7 +15,12 @@
  * values). A live series costs
  * 128 bytes of slot and 20 of figures plus 8-byte index entries at a
  * load of 3/8 to 3/4 (about 16 bytes at 1 M series), plus 4 * ring_len
- * bytes once it has a rate. memory_bytes counts every byte
+ * bytes once it has a rate. Port records (store_port, 12 bytes per
+ * (device, port) that has a bounded counter or a speed, in chunks of
+ * 1024 never freed before store_free, found by a hash under index_lock)
+ * carry a port's line rate; a slot keeps its record's id and what the
+ * record means to it (line), so store_update reads the speed with one
+ * load and no lookup. memory_bytes counts every byte
  * the store asked malloc for (slot chunks, index, label chunks and
  * strings, ring slabs, the store itself), not malloc's own headers.
  *
@@ -62,7 +67,14 @@
  * STORE_RATE_SLACK when max_rate is known, or below 2^31 when it is not,
  * and has been reset otherwise. Independently, when max_rate is known a
  * delta above max_rate * dt * 2 + STORE_RATE_SLACK is a discontinuity.
- * A reset or a discontinuity (including one marked by the source, and a
+ * When the series' port has a speed (store_port, set by its
+ * FM_C_LINK_SPEED gauge), a delta in canonical units of bytes on the
+ * wire above STORE_LINE_MARGIN times what the speed carries in dt, plus
+ * STORE_LINE_SLACK_BYTES, or of frames above STORE_LINE_MARGIN times
+ * speed / FM_LINE_MIN_FRAME frames a second, plus
+ * STORE_LINE_SLACK_FRAMES, is a discontinuity too; both kinds are
+ * counted in implausible (one store-wide atomic, bumped only then). A
+ * reset or a discontinuity (including one marked by the source, and a
  * change of width or scale through store_series) re-bases the series on
  * the new raw value: no rate (has_rate is cleared until the next good
  * delta), the total does not move, resets_total is bumped. A timestamp
@@ -162,6 +174,7 @@ struct store *store_new(const struct store_opts *opts)
 	atomic_init(&st->withdrawals, 0);
 	atomic_init(&st->mem_bytes, sizeof *st);
 	atomic_init(&st->rejected, 0);
+	atomic_init(&st->implausible, 0);
 	store_set_opts(st, o.ring_len, o.stale_intervals,
 		       o.default_interval_ms);
 	pthread_mutex_init(&st->index_lock, NULL);
@@ -195,6 +208,9 @@ void store_free(struct store *st)
 		free(st->label_chunks[i]);
 	store_free_blocks(st->arena);
 	store_free_blocks(st->slabs);
+	for (unsigned i = 0; i < STORE_MAX_PORT_CHUNKS; i++)
+		free(st->port_chunks[i]);
+	free(st->phash);
 	free(st->index);
 	free(st->lhash);
 	pthread_mutex_destroy(&st->index_lock);
@@ -348,6 +364,25 @@ static inline void store_ring_push(struct store *st, struct store_slot *s,
 		s->ring_n++;
 }
 
+/* Whether delta raw units in dt seconds are more than the wire of the
+ * slot's port carries (false when its speed is unknown). Inline: on
+ * every update of a guarded series; one load of the port's record,
+ * shared by the port's series, so mostly in cache. */
+static inline bool store_line_exceeded(const struct store *st,
+				       const struct store_slot *s,
+				       uint64_t delta, double dt)
+{
+	double bps = store_port_speed(st, s->port_rec);
+	if (!(bps > 0))
+		return false;
+	double d = (double)delta * s->scale; /* canonical: bytes or frames */
+	if (s->line == STORE_LINE_BYTES)
+		return d >
+		       bps * dt * STORE_LINE_MARGIN + STORE_LINE_SLACK_BYTES;
+	return d > bps / FM_LINE_MIN_FRAME * dt * STORE_LINE_MARGIN +
+		       STORE_LINE_SLACK_FRAMES;
+}
+
 int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 {
 	int err;
@@ -357,6 +392,11 @@ int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 
 	if (!s)
 		return err;
+	/* The port's record is read at the end, behind the delta: start
+	 * fetching it now, or the wait for it doubles the update's cost
+	 * (bench/bench_store). */
+	if (s->line)
+		__builtin_prefetch(store_port_at(st, s->port_rec), 0);
 	/* s->ts_ns is never negative, so this also drops ts_ns < 0. */
 	if (ts_ns < s->ts_ns) {
 		s->rejected++;
@@ -387,7 +427,7 @@ int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 	uint64_t prev = s->raw;
 	uint64_t delta = raw - prev;
 	double dt = (double)(ts_ns - s->ts_ns) * 1e-9;
-	bool ok = true;
+	bool ok = true, wild = false;
 	if (raw < prev) {
 		if (s->width == 32) {
 			delta &= UINT32_MAX;
@@ -402,9 +442,16 @@ int store_update(struct store *st, store_handle h, uint64_t raw, int64_t ts_ns)
 	}
 	if (ok && s->max_rate > 0 &&
 	    (double)delta > s->max_rate * dt * 2 + STORE_RATE_SLACK)
+		wild = true;
+	if (ok && !wild && s->line && store_line_exceeded(st, s, delta, dt))
+		wild = true;
+	if (wild)
 		ok = false;
 	if (!ok) {
 		s->resets++;
+		if (wild)
+			atomic_fetch_add_explicit(&st->implausible, 1,
+						  memory_order_relaxed);
 		s->flags = (uint8_t)(flags & ~STORE_F_HAS_RATE);
 		goto base;
 	}
@@ -448,6 +495,8 @@ int store_set_gauge(struct store *st, store_handle h, double value,
 		return -ERANGE;
 	}
 	s->value = value * s->scale;
+	if (s->line == STORE_LINE_SPEED)
+		store_port_set_speed(st, s->port_rec, s->value);
 	s->raw = 0;
 	s->ts_ns = ts_ns;
 	s->mono_ns = now;

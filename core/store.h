@@ -11,8 +11,16 @@
  *
  * Counters: deltas are taken modulo the width; a decrease that is not a
  * plausible wrap, a discontinuity signalled by the source, or a delta
- * implying more than the series' max_rate is a reset: it yields no rate,
- * the total does not move, and resets_total is bumped. The first sample
+ * implying more than the series' max_rate or more than its port's wire
+ * carries is a reset: it yields no rate, the total does not move, and
+ * resets_total is bumped (implausible_total too for the last two).
+ *
+ * Line rate: the gauge FM_C_LINK_SPEED of a (device, port), written by
+ * any collector, bounds that port's counters of bytes and frames on the
+ * wire (fm_counter_line), whichever was created first: a delta above
+ * 1.5 times what the speed carries in the interval (bytes, or frames of
+ * FM_LINE_MIN_FRAME bytes) is implausible. A speed of 0, or none, bounds
+ * nothing; a withdrawn speed series stops bounding. The first sample
  * of a series gives no rate. Rates use the timestamps the source gives;
  * a timestamp of 0 means "now" (CLOCK_REALTIME).
  *
@@ -104,7 +112,10 @@ struct store_stats {
 	uint64_t labels;       /* interned labels */
 	uint64_t memory_bytes; /* bytes held by the store */
 	uint64_t updates_total;
-	uint64_t resets_total;	 /* counter resets and discontinuities */
+	uint64_t resets_total; /* counter resets and discontinuities */
+	/* Of those, deltas above what the source can carry: the series'
+	 * max_rate, or the line rate of its port. */
+	uint64_t implausible_total;
 	uint64_t rejected_total; /* out-of-order or bad samples dropped */
 };
 

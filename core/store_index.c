@@ -120,6 +120,76 @@ static uint32_t store_slot_alloc(struct store *st)
 	return n;
 }
 
+/* Port records (index_lock held). */
+
+static uint32_t store_port_hash(store_label device, store_label port)
+{
+	uint64_t x = ((uint64_t)device << 32 | port) * 0x9e3779b97f4a7c15ull;
+	x ^= x >> 29;
+	return (uint32_t)(x >> 32);
+}
+
+/* The id of the port record of (device, port), made if need be; 0 when
+ * the port is unnamed or the records are full (no guard then). */
+static uint32_t store_port_get(struct store *st, store_label device,
+			       store_label port)
+{
+	if (!port)
+		return 0;
+	uint32_t h = store_port_hash(device, port);
+	if (!st->phash) {
+		st->phash_cap = STORE_INDEX_MIN;
+		st->phash = xcalloc(st->phash_cap, sizeof *st->phash);
+		store_mem_add(st, st->phash_cap * sizeof *st->phash);
+	}
+	size_t mask = st->phash_cap - 1;
+	for (size_t i = h & mask; st->phash[i]; i = (i + 1) & mask) {
+		uint64_t e = st->phash[i];
+		if ((uint32_t)(e >> 32) != h)
+			continue;
+		struct store_port *p = store_port_at(st, (uint32_t)e);
+		if (p->device == device && p->port == port)
+			return (uint32_t)e;
+	}
+	if (st->nports >= STORE_MAX_PORT_CHUNKS * STORE_PORT_CHUNK)
+		return 0;
+	uint32_t c = st->nports >> STORE_PORT_SHIFT;
+	if (!st->port_chunks[c]) {
+		st->port_chunks[c] =
+		    xcalloc(STORE_PORT_CHUNK, sizeof(struct store_port));
+		store_mem_add(st, STORE_PORT_CHUNK * sizeof(struct store_port));
+	}
+	uint32_t id = ++st->nports;
+	struct store_port *p = store_port_at(st, id);
+	atomic_init(&p->speed, 0);
+	p->device = device;
+	p->port = port;
+	if ((st->nports + 1) * 4 > st->phash_cap * 3)
+		store_hash_grow(st, &st->phash, &st->phash_cap);
+	store_hash_insert(st->phash, st->phash_cap, (uint64_t)h << 32 | id);
+	return id;
+}
+
+/* What the port's speed means to a new series of key: the bound of its
+ * counter, or the speed itself. */
+static enum store_line store_line_of(const struct store_key *key,
+				     enum fm_kind kind)
+{
+	if (key->counter == FM_C_LINK_SPEED)
+		return STORE_LINE_SPEED;
+	if (kind != FM_KIND_COUNTER)
+		return STORE_LINE_NONE;
+	switch (fm_counter_line((enum fm_counter)key->counter)) {
+	case FM_LINE_BYTES:
+		return STORE_LINE_BYTES;
+	case FM_LINE_FRAMES:
+		return STORE_LINE_FRAMES;
+	case FM_LINE_NONE:
+		break;
+	}
+	return STORE_LINE_NONE;
+}
+
 struct store_spec_resolved {
 	store_label owner;
 	uint8_t width;
@@ -147,7 +217,8 @@ static bool store_resolve_spec(const struct store_series_spec *spec,
 	r->owner = spec->owner;
 	r->width = spec->width ? spec->width : 64;
 	r->scale = spec->scale != 0 ? spec->scale : 1;
-	r->max_rate = spec->max_rate;
+	/* Kept as a float: beyond its range is no bound at all. */
+	r->max_rate = spec->max_rate < FLT_MAX ? spec->max_rate : 0;
 	r->interval_ms = spec->interval_ms;
 	return true;
 }
@@ -202,7 +273,7 @@ store_handle store_series(struct store *st, const struct store_key *key,
 							   s->scale / r.scale);
 			s->width = r.width;
 			s->scale = r.scale;
-			s->max_rate = r.max_rate;
+			s->max_rate = (float)r.max_rate;
 			s->interval_ms = r.interval_ms;
 			store_fig_publish(st, s, idx);
 			store_slot_unlock(s);
@@ -214,9 +285,14 @@ store_handle store_series(struct store *st, const struct store_key *key,
 	uint32_t idx = store_slot_alloc(st);
 	if (idx == UINT32_MAX)
 		goto out;
+	enum store_line line = store_line_of(key, info->kind);
+	uint32_t port_rec =
+	    line ? store_port_get(st, key->device, key->port) : 0;
 	struct store_slot *s = store_slot_at(st, idx);
 	store_slot_lock(s);
 	s->kind = (uint8_t)info->kind;
+	s->line = port_rec ? (uint8_t)line : STORE_LINE_NONE;
+	s->port_rec = port_rec;
 	s->width = r.width;
 	s->flags = STORE_F_LIVE;
 	s->raw = 0;
@@ -225,7 +301,7 @@ store_handle store_series(struct store *st, const struct store_key *key,
 	s->acc = 0;
 	s->rate = 0;
 	s->scale = r.scale;
-	s->max_rate = r.max_rate;
+	s->max_rate = (float)r.max_rate;
 	s->ring = NULL;
 	s->ring_cap =
 	    (uint16_t)atomic_load_explicit(&st->ring_len, memory_order_relaxed);
@@ -289,6 +365,9 @@ size_t store_withdraw_owner(struct store *st, store_label owner)
 		if (++s->gen == 0)
 			s->gen = 1;
 		s->flags = 0;
+		/* A withdrawn speed bounds nothing any longer. */
+		if (s->line == STORE_LINE_SPEED)
+			store_port_set_speed(st, s->port_rec, 0);
 		if (s->ring)
 			store_ring_put(st, s->ring, s->ring_cap);
 		s->ring = NULL;

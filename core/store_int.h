@@ -4,7 +4,8 @@
  * share:
  *
  *   store.c        lifecycle, ring slabs, the writers (store_update...)
- *   store_index.c  the key index: series creation, lookup, withdrawal
+ *   store_index.c  the key index: series creation, lookup, withdrawal,
+ *                  and the port records (a port's line rate)
  *   store_label.c  interned label strings
  *   store_read.c   the readers (copies, figures, statistics)
  *
@@ -53,6 +54,18 @@
  * intervals and counters whose max_rate is a handful per second. */
 #define STORE_RATE_SLACK 16.0
 
+/* The line-rate guard (store.c): a delta above STORE_LINE_MARGIN times
+ * what the port's wire carries in the interval, plus a slack of a few
+ * jumbo frames (bytes) or frames, is a discontinuity. */
+#define STORE_LINE_MARGIN	1.5
+#define STORE_LINE_SLACK_BYTES	65536.0
+#define STORE_LINE_SLACK_FRAMES 64.0
+
+/* Port records: (device, port) -> the port's line rate (store_index.c). */
+#define STORE_PORT_SHIFT      10
+#define STORE_PORT_CHUNK      (1u << STORE_PORT_SHIFT)
+#define STORE_MAX_PORT_CHUNKS 4096u
+
 #define STORE_SPIN_BEFORE_YIELD 64
 
 enum store_slot_flag {
@@ -62,6 +75,23 @@ enum store_slot_flag {
 	STORE_F_REBASE = 1u << 3, /* the next sample re-bases */
 };
 
+/* What a slot's port record means to it (store_slot.line). */
+enum store_line {
+	STORE_LINE_NONE = 0,   /* not bound by the port's speed */
+	STORE_LINE_BYTES = 1,  /* a counter of bytes on the wire */
+	STORE_LINE_FRAMES = 2, /* a counter of frames on the wire */
+	STORE_LINE_SPEED = 3,  /* the gauge that sets the port's speed */
+};
+
+/* A port's line rate, shared by every series of one (device, port) that
+ * it bounds or sets. speed is float bits in bytes/s, 0 unknown; written
+ * by the speed gauge's updates, read by counter updates, both under
+ * their own slot locks (relaxed: a bound a sample late is harmless). */
+struct store_port {
+	atomic_uint speed;
+	store_label device, port;
+};
+
 struct store_slot {
 	/* First cache line: the update path. */
 	atomic_uint lock;
@@ -69,7 +99,7 @@ struct store_slot {
 	uint8_t kind;
 	uint8_t width;
 	uint8_t flags;
-	uint8_t pad0;
+	uint8_t line;	 /* enum store_line; port_rec says of which port */
 	uint32_t resets; /* per slot, never cleared (see stats) */
 	uint64_t raw;
 	int64_t ts_ns;
@@ -81,8 +111,9 @@ struct store_slot {
 	double rate;
 	double scale;
 	/* Second cache line. */
-	double max_rate;
-	uint64_t updates; /* per slot, never cleared */
+	float max_rate;	   /* raw units/s, 0 unknown (a bound: float will do) */
+	uint32_t port_rec; /* id of the port record, 0 none */
+	uint64_t updates;  /* per slot, never cleared */
 	float *ring;
 	uint16_t ring_cap;
 	uint16_t ring_head; /* next write */
@@ -134,6 +165,7 @@ struct store {
 	atomic_uint_least64_t mem_bytes;
 	atomic_uint_least64_t rejected;	   /* not attributable to a slot */
 	atomic_uint_least64_t withdrawals; /* see store_withdrawals */
+	atomic_uint_least64_t implausible; /* deltas above a bound */
 
 	char pad1[64];
 
@@ -144,6 +176,12 @@ struct store {
 	size_t index_used;
 	uint32_t free_head; /* slot + 1, or 0 */
 	void *chunk_mem[STORE_MAX_CHUNKS];
+	/* Port records: chunks never moved or freed before store_free;
+	 * phash is (hash << 32) | id, 0 empty. */
+	struct store_port *port_chunks[STORE_MAX_PORT_CHUNKS];
+	uint32_t nports;
+	uint64_t *phash;
+	size_t phash_cap;
 
 	/* Under label_lock. */
 	pthread_mutex_t label_lock;
@@ -289,6 +327,36 @@ static inline void store_fig_publish(const struct store *st,
 static inline store_handle store_make_handle(uint32_t gen, uint32_t idx)
 {
 	return (uint64_t)gen << 32 | idx;
+}
+
+/* The port record id (>= 1) of a slot that has one. */
+static inline struct store_port *store_port_at(const struct store *st,
+					       uint32_t id)
+{
+	return &st->port_chunks[(id - 1) >> STORE_PORT_SHIFT]
+			       [(id - 1) & (STORE_PORT_CHUNK - 1)];
+}
+
+/* The line rate of port record id in bytes/s (0 unknown). */
+static inline float store_port_speed(const struct store *st, uint32_t id)
+{
+	uint32_t u = atomic_load_explicit(&store_port_at(st, id)->speed,
+					  memory_order_relaxed);
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* Sets the line rate of port record id (a non-finite or negative speed
+ * is unknown). */
+static inline void store_port_set_speed(const struct store *st, uint32_t id,
+					double bps)
+{
+	float f = isfinite(bps) && bps > 0 && bps < FLT_MAX ? (float)bps : 0;
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	atomic_store_explicit(&store_port_at(st, id)->speed, u,
+			      memory_order_relaxed);
 }
 
 /* Inserts e = (hash << 32) | value in a linear-probing table of 2^k. */

@@ -116,6 +116,9 @@ void store_get_stats(const struct store *st, struct store_stats *out)
 	memset(out, 0, sizeof *out);
 	out->rejected_total =
 	    atomic_load_explicit(&st->rejected, memory_order_relaxed);
+	/* Read before the resets it is a part of, so never above them. */
+	out->implausible_total =
+	    atomic_load_explicit(&st->implausible, memory_order_relaxed);
 	/* Per-slot counters survive withdrawal and reuse, so this sum is
 	 * monotonic without a lock across the scan. */
 	for (uint32_t i = 0; i < n; i++) {

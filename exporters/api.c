@@ -351,6 +351,8 @@ static int serve_status(const struct api_ctx *ctx, struct buf *out)
 	json_object_set_new(root, "memory_bytes", json_u64(ss.memory_bytes));
 	json_object_set_new(root, "updates_total", json_u64(ss.updates_total));
 	json_object_set_new(root, "resets_total", json_u64(ss.resets_total));
+	json_object_set_new(root, "implausible_total",
+			    json_u64(ss.implausible_total));
 	json_object_set_new(root, "rejected_total",
 			    json_u64(ss.rejected_total));
 	if (ctx->h) {

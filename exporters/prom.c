@@ -413,6 +413,12 @@ static void render_self(struct store *st, struct health *h,
 		       "Counter resets and discontinuities seen (no rate, "
 		       "total kept).",
 		       ss.resets_total);
+	put_single_u64(b, "fabmon_series_implausible_deltas_total", "counter",
+		       "Counter deltas above what the source can carry (the "
+		       "port's line rate with a margin, or the mapping's "
+		       "max_rate): discontinuities, never added to a total; "
+		       "also in fabmon_series_resets_total.",
+		       ss.implausible_total);
 	put_single_u64(b, "fabmon_store_rejected_samples_total", "counter",
 		       "Samples dropped as out of order, invalid or "
 		       "conflicting.",

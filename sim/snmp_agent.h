@@ -91,6 +91,16 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns);
 void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
 			enum sim_scenario_target fault);
 
+/*
+ * Renumbers two interfaces of switch node at run time, as some switches
+ * do: the ports at ifIndex a and b trade indexes, and their names and
+ * counters follow the physical ports (sysUpTime and ifNumber do not
+ * move). 0, or -ENOENT for a host, an unknown node or an index the
+ * switch does not have. Call from the model's thread.
+ */
+int sim_snmp_swap_ifindex(struct sim_snmp *s, size_t node, uint32_t a,
+			  uint32_t b);
+
 /* Stops the agent, closes its sockets, removes a temporary state
  * directory; NULL is a no-op. */
 void sim_snmp_free(struct sim_snmp *s);

@@ -665,6 +665,33 @@ void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
 	}
 }
 
+int sim_snmp_swap_ifindex(struct sim_snmp *s, size_t node, uint32_t a,
+			  uint32_t b)
+{
+	if (!s || node >= s->n_nodes || s->node_sw[node] < 0)
+		return -ENOENT;
+	struct sw *w = &s->sws[s->node_sw[node]];
+	struct sw_port *pa = NULL, *pb = NULL;
+	for (size_t i = 0; i < w->n_ports; i++) {
+		if (w->ports[i].ifindex == a)
+			pa = &w->ports[i];
+		if (w->ports[i].ifindex == b)
+			pb = &w->ports[i];
+	}
+	if (!pa || !pb)
+		return -ENOENT;
+	/* The ports trade places in ifIndex order and keep the numbers
+	 * of their new places: names, counters and ifLastChange follow
+	 * the physical port. */
+	struct sw_port tmp = *pa;
+	*pa = *pb;
+	*pb = tmp;
+	pa->ifindex = a;
+	pb->ifindex = b;
+	s->cache_gen = UINT64_MAX;
+	return 0;
+}
+
 void sim_snmp_free(struct sim_snmp *s)
 {
 	if (!s)

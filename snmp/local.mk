@@ -6,7 +6,7 @@ libfabmon_snmp_a_SOURCES = \
 	snmp/snmp_profile.c snmp/snmp_profile.h \
 	snmp/snmp_keys.c snmp/snmp_keys.h \
 	snmp/snmp_poller.c snmp/snmp_poller.h snmp/snmp_int.h \
-	snmp/snmp_session.c snmp/snmp_walk.c snmp/snmp_lldp.c
+	snmp/snmp_session.c snmp/snmp_walk.c snmp/snmp_renum.c snmp/snmp_lldp.c
 libfabmon_snmp_a_CPPFLAGS = $(SNMP_CPPFLAGS)
 libfabmon_snmp_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(NETSNMP_CFLAGS)
 FABMON_LIBS += $(NETSNMP_LIBS)

@@ -5,6 +5,7 @@
  *   snmp_poller.c   targets, phases and cycles, config, the loop thread
  *   snmp_session.c  net-snmp set-up, sessions and their callback
  *   snmp_walk.c     GETBULK walks, the index tables, samples to the store
+ *   snmp_renum.c    a poll's samples held to its end, renumbering checks
  *   snmp_lldp.c     LLDP-MIB neighbours: the poller's copy, the link table
  *   snmp_keys.c     the SNMPv3 key cache (snmp_keys.h)
  *
@@ -98,6 +99,24 @@ struct wcol {
 	int kind; /* >= 0: profile column; < 0: enum wkind */
 	bool done;
 	uint32_t rows;
+	uint32_t bad_type; /* of the rows, values of the wrong width */
+};
+
+/* A poll's sample, held until the walk ends (snmp_renum.c). */
+struct pend {
+	int64_t ts_ns; /* arrival of its response (CLOCK_REALTIME) */
+	uint64_t raw;  /* counter; W_DISC: the TimeTicks */
+	double gauge;
+	uint32_t ifindex;
+	int col; /* profile column, or W_DISC */
+	int8_t prio;
+	uint8_t width;
+};
+
+/* An interface name as the poll saw it. */
+struct seen_if {
+	uint32_t ifindex;
+	char *name;
 };
 
 struct ifent {
@@ -155,12 +174,23 @@ struct starget {
 	unsigned pdus;
 	uint64_t values;
 	uint64_t rejected;
+	uint64_t bad_type; /* values of the wrong width (HC columns) */
+	int64_t pdu_ts;	   /* arrival of the response being read */
+	/* The poll's samples and names until the walk ends. */
+	struct pend *pend;
+	size_t npend, pend_cap;
+	struct seen_if *seen;
+	size_t nseen, seen_cap;
+	/* The column the port labels come from, walked by each poll to
+	 * catch a renumbering: W_IFNAME, W_IFDESCR, or 0 for none. */
+	int name_col;
 
 	/* Profile and state. */
 	const struct snmp_profile *prof;
-	char *prof_name; /* configured, or NULL */
-	bool *active;	 /* per column: walked (fallbacks start off) */
-	bool *announced; /* per column: fallback in use was logged */
+	char *prof_name;   /* configured, or NULL */
+	bool *active;	   /* per column: walked (fallbacks start off) */
+	bool *announced;   /* per column: fallback in use was logged */
+	bool *type_logged; /* per column: a value of the wrong width */
 	bool fallback_checked;
 	bool uptime_known;
 	uint32_t uptime;
@@ -265,6 +295,27 @@ void snmp_ifs_free(struct ifent *v, size_t n);
 void snmp_index_tmp_free(struct starget *t);
 /* The entry of ifindex in v (sorted by ifindex), or NULL. */
 struct ifent *snmp_find_if(struct ifent *v, size_t n, uint32_t ifindex);
+
+/* Marks every series of e's port as a discontinuity. */
+void snmp_mark_port_discontinuity(struct starget *t, struct ifent *e);
+/* Writes one held sample to the store under the interface table. */
+void snmp_pend_write(struct starget *t, const struct pend *p);
+
+/* snmp_renum.c */
+
+/* A new held sample (zeroed but for its time), owned by t. */
+struct pend *snmp_pend_add(struct starget *t);
+/* Records the name the poll saw at ifindex; takes name. */
+void snmp_seen_add(struct starget *t, uint32_t ifindex, char *name);
+/* Forgets the held samples and names (a poll that failed). */
+void snmp_pend_clear(struct starget *t);
+/* Frees them at the end of the target. */
+void snmp_pend_free(struct starget *t);
+/* The name e is known by in the name column (ifName or ifDescr). */
+const char *snmp_if_label_src(const struct starget *t, const struct ifent *e);
+/* The poll's walk ended: checks the names for a renumbering, then
+ * writes the held samples (see snmp_renum.c). */
+void snmp_poll_apply(struct starget *t);
 
 /* snmp_lldp.c */
 

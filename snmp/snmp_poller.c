@@ -121,11 +121,13 @@ static void target_free(struct starget *t)
 	if (t->phase != PH_IDLE)
 		t->p->inflight--;
 	snmp_index_tmp_free(t);
+	snmp_pend_free(t);
 	snmp_ifs_free(t->ifs, t->nifs);
 	snmp_lldp_target_free(t);
 	free(t->w);
 	free(t->active);
 	free(t->announced);
+	free(t->type_logged);
 	free(t->prof_name);
 	snmp_cfg_free(t->cfg);
 	free(t->name);
@@ -185,7 +187,21 @@ static void start_poll(struct starget *t)
 	t->phase = PH_POLL;
 	t->values = 0;
 	t->rejected = 0;
+	t->bad_type = 0;
+	snmp_pend_clear(t);
 	snmp_walk_reset(t);
+	/* The labels' column, a few bytes a port, to see a renumbering
+	 * before any sample is written (snmp_renum.c). */
+	t->name_col = 0;
+	for (size_t i = 0; i < t->nifs && t->name_col != W_IFNAME; i++)
+		if (t->ifs[i].name && *t->ifs[i].name)
+			t->name_col = W_IFNAME;
+		else if (t->ifs[i].descr && *t->ifs[i].descr)
+			t->name_col = W_IFDESCR;
+	if (t->name_col == W_IFNAME)
+		snmp_walk_add(t, OID_IFNAME, OLEN(OID_IFNAME), W_IFNAME);
+	else if (t->name_col == W_IFDESCR)
+		snmp_walk_add(t, OID_IFDESCR, OLEN(OID_IFDESCR), W_IFDESCR);
 	snmp_walk_add(t, OID_DISC, OLEN(OID_DISC), W_DISC);
 	for (size_t i = 0; i < t->prof->n_cols; i++)
 		if (t->active[i])
@@ -194,17 +210,36 @@ static void start_poll(struct starget *t)
 	snmp_walk_send(t);
 }
 
+/* A port found at another ifIndex than the last table's: its series
+ * take a new base (a renumbering no poll saw, or the agent's tables
+ * changed between polls). Returns how many ports moved. */
+static size_t index_moves(struct starget *t)
+{
+	size_t moved = 0;
+	for (size_t i = 0; i < t->n_tmp; i++) {
+		struct ifent *e = &t->nifs_tmp[i];
+		for (size_t j = 0; j < t->nifs; j++) {
+			struct ifent *o = &t->ifs[j];
+			if (o->port != e->port || o->ifindex == e->ifindex)
+				continue;
+			snmp_mark_port_discontinuity(t, o);
+			moved++;
+		}
+	}
+	if (moved)
+		log_info("snmp",
+			 "%s: the index walk found %zu port(s) at another "
+			 "ifIndex: their next samples are a new base",
+			 t->name, moved);
+	return moved;
+}
+
 /* The index walk finished: swap in the new interface table and LLDP. */
 static void index_done(struct starget *t)
 {
 	char buf[32];
-	snmp_ifs_free(t->ifs, t->nifs);
-	t->ifs = t->nifs_tmp;
-	t->nifs = t->n_tmp;
-	t->nifs_tmp = NULL;
-	t->n_tmp = 0;
-	for (size_t i = 0; i < t->nifs; i++) {
-		struct ifent *e = &t->ifs[i];
+	for (size_t i = 0; i < t->n_tmp; i++) {
+		struct ifent *e = &t->nifs_tmp[i];
 		const char *n = e->name && *e->name	? e->name
 				: e->descr && *e->descr ? e->descr
 							: NULL;
@@ -214,6 +249,12 @@ static void index_done(struct starget *t)
 		}
 		e->port = store_intern(t->p->store, n);
 	}
+	index_moves(t);
+	snmp_ifs_free(t->ifs, t->nifs);
+	t->ifs = t->nifs_tmp;
+	t->nifs = t->n_tmp;
+	t->nifs_tmp = NULL;
+	t->n_tmp = 0;
 	size_t nn = snmp_lldp_index_done(t);
 	snmp_index_tmp_free(t);
 	log_info("snmp", "%s: %zu interfaces, %zu LLDP neighbours (profile %s)",
@@ -224,6 +265,7 @@ static void index_done(struct starget *t)
 	for (size_t i = 0; i < t->prof->n_cols; i++) {
 		t->active[i] = t->prof->cols[i].fallback_for < 0;
 		t->announced[i] = false;
+		t->type_logged[i] = false;
 	}
 	t->t_index = mono_ns() + INDEX_REFRESH_NS;
 }
@@ -238,8 +280,9 @@ static void check_fallbacks(struct starget *t)
 		if (c->kind < 0)
 			continue;
 		const struct snmp_column *col = &t->prof->cols[c->kind];
-		if (col->fallback_for >= 0 && c->rows &&
-		    !t->announced[c->kind]) {
+		/* Rows of the wrong width count as none. */
+		uint32_t rows = c->rows - c->bad_type;
+		if (col->fallback_for >= 0 && rows && !t->announced[c->kind]) {
 			t->announced[c->kind] = true;
 			log_notice(
 			    "snmp",
@@ -250,7 +293,7 @@ static void check_fallbacks(struct starget *t)
 			    t->name, t->prof->cols[col->fallback_for].name,
 			    col->name, fm_counter_info(col->counter)->name);
 		}
-		if (t->fallback_checked || c->rows)
+		if (t->fallback_checked || rows)
 			continue;
 		for (size_t j = 0; j < t->prof->n_cols; j++) {
 			if (t->prof->cols[j].fallback_for != c->kind)
@@ -306,8 +349,10 @@ static bool choose_profile(struct starget *t)
 		t->prof = pr;
 		free(t->active);
 		free(t->announced);
+		free(t->type_logged);
 		t->active = xcalloc(pr->n_cols, sizeof *t->active);
 		t->announced = xcalloc(pr->n_cols, sizeof *t->announced);
+		t->type_logged = xcalloc(pr->n_cols, sizeof *t->type_logged);
 		for (size_t i = 0; i < pr->n_cols; i++)
 			t->active[i] = pr->cols[i].fallback_for < 0;
 		snmp_ifs_free(t->ifs, t->nifs);
@@ -377,6 +422,9 @@ static void cycle_end(struct starget *t, bool ok)
 		if (t->rejected)
 			health_target_count(t->health, HEALTH_C_UNMAPPED,
 					    t->rejected);
+		if (t->bad_type)
+			health_target_count(t->health, HEALTH_C_DECODE_ERRORS,
+					    t->bad_type);
 		health_target_set_up(t->health, true, NULL);
 		log_complain_clear(&t->complaint, "snmp", "%s: polling again",
 				   t->name);

@@ -200,6 +200,7 @@ enum {
 	COL_K_VALUES,
 	COL_K_PRIO_BASE,
 	COL_K_FALLBACK,
+	COL_K_WIDTH,
 	COL_K_N
 };
 static const char *const col_keys[COL_K_N] = {
@@ -212,6 +213,7 @@ static const char *const col_keys[COL_K_N] = {
 	[COL_K_VALUES] = "values",
 	[COL_K_PRIO_BASE] = "priority_base",
 	[COL_K_FALLBACK] = "fallback_for",
+	[COL_K_WIDTH] = "width",
 };
 
 /* Runs a getter on key i of f with the key path extended by its name. */
@@ -230,6 +232,29 @@ static const char *const col_keys[COL_K_N] = {
 static bool oid_eq(const oid *a, size_t an, const oid *b, size_t bn)
 {
 	return an == bn && memcmp(a, b, an * sizeof *a) == 0;
+}
+
+/* The width key: 32 or 64, counters only (c->counter is parsed). */
+static int parse_width(struct ytree_ctx *x, struct ytree_fields *f,
+		       struct snmp_column *c)
+{
+	uint64_t width = 0;
+	if (!f->val[COL_K_WIDTH])
+		return 0;
+	int rc = WITH_KEY(x, f, COL_K_WIDTH,
+			  ytree_uint(x, f->val[COL_K_WIDTH], 32, 64, &width));
+	if (rc)
+		return rc;
+	if (width != 32 && width != 64)
+		return ytree_fail_key(x, f, COL_K_WIDTH, "must be 32 or 64");
+	const struct fm_counter_info *ci = fm_counter_info(c->counter);
+	if (ci->kind == FM_KIND_GAUGE)
+		return ytree_fail_key(x, f, COL_K_WIDTH,
+				      "only counters take width, and %s is a "
+				      "gauge",
+				      ci->name);
+	c->width = (uint8_t)width;
+	return 0;
 }
 
 static int parse_column(struct ytree_ctx *x, struct snmp_profile *p,
@@ -264,8 +289,10 @@ static int parse_column(struct ytree_ctx *x, struct snmp_profile *p,
 		 ytree_node_double(x, f.val[COL_K_MAX_RATE], &c->max_rate))) ||
 	    (rc = WITH_KEY(x, &f, COL_K_VALUES,
 			   parse_values(x, f.val[COL_K_VALUES], c))) ||
-	    (rc = WITH_KEY(x, &f, COL_K_PRIO_BASE,
-			   ytree_uint(x, f.val[COL_K_PRIO_BASE], 0, 1, &base))))
+	    (rc = WITH_KEY(
+		 x, &f, COL_K_PRIO_BASE,
+		 ytree_uint(x, f.val[COL_K_PRIO_BASE], 0, 1, &base))) ||
+	    (rc = parse_width(x, &f, c)))
 		return rc;
 	c->index.priority_base = (uint32_t)base;
 	if (!c->name)
@@ -342,6 +369,9 @@ static int parse_column(struct ytree_ctx *x, struct snmp_profile *p,
 			return ytree_fail_key(x, &f, COL_K_FALLBACK,
 					      "column %s is itself a fallback",
 					      p->cols[c->fallback_for].name);
+		/* A column with a (32-bit) fallback is the 64-bit one. */
+		if (!p->cols[c->fallback_for].width)
+			p->cols[c->fallback_for].width = 64;
 	}
 	return 0;
 }

@@ -43,6 +43,11 @@ struct snmp_column {
 	int64_t map_from[SNMP_PROFILE_MAX_VALUES];
 	double map_to[SNMP_PROFILE_MAX_VALUES];
 	size_t n_map;
+	/* Counters: the width the column is declared with, 32 or 64 (the
+	 * width key; 64 for a column another one is the fallback for), 0
+	 * when the varbinds' types say. A varbind of the other width is
+	 * refused (snmp_walk.c). */
+	uint8_t width;
 	/* Index in the profile's columns of the column this one replaces
 	 * when that one has no rows on the agent; -1 if none. */
 	int fallback_for;

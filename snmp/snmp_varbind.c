@@ -153,6 +153,11 @@ int snmp_vb_sample(const struct snmp_vb_value *v, enum snmp_vb_sample_kind kind,
 	}
 }
 
+int snmp_vb_check_width(const struct snmp_vb_sample *s, uint8_t width)
+{
+	return width && s->width != width ? -EPROTO : 0;
+}
+
 int snmp_vb_row(const oid *col, size_t col_len, const oid *name,
 		size_t name_len, const struct snmp_vb_index *idx,
 		struct snmp_vb_row *row)

@@ -80,6 +80,15 @@ struct snmp_vb_sample {
 int snmp_vb_sample(const struct snmp_vb_value *v, enum snmp_vb_sample_kind kind,
 		   const struct snmp_vb_map *map, struct snmp_vb_sample *out);
 
+/*
+ * Whether a counter sample fits a column declared width bits wide (0:
+ * any). 0, or -EPROTO for a 32-bit type (Counter32, Gauge32, TimeTicks,
+ * INTEGER) in a 64-bit column or a 64-bit one in a 32-bit column: a
+ * 32-bit counter read as a 64-bit one turns its wrap into a delta of
+ * nearly 2^64, and values of both widths in one series are no counter.
+ */
+int snmp_vb_check_width(const struct snmp_vb_sample *s, uint8_t width);
+
 /* One element of a column's row index, in OID order. */
 enum snmp_vb_idx {
 	SNMP_IDX_PORT,	   /* ifIndex */

@@ -12,6 +12,7 @@
 
 #include "snmp_int.h"
 
+#include "clock.h"
 #include "counters.h"
 #include "log.h"
 #include "mem.h"
@@ -277,7 +278,7 @@ static store_handle resolve(struct starget *t, struct ifent *e, size_t col,
 	return store_series(t->p->store, &key, &spec);
 }
 
-static void mark_port_discontinuity(struct starget *t, struct ifent *e)
+void snmp_mark_port_discontinuity(struct starget *t, struct ifent *e)
 {
 	if (!e->h)
 		return;
@@ -286,40 +287,25 @@ static void mark_port_discontinuity(struct starget *t, struct ifent *e)
 			store_mark_discontinuity(t->p->store, e->h[i]);
 }
 
-static void poll_value(struct starget *t, struct wcol *c,
-		       const netsnmp_variable_list *vb,
-		       const struct snmp_vb_value *v)
+/* A change of ifCounterDiscontinuityTime: the port's counters may have
+ * been cleared. */
+static void write_disc(struct starget *t, struct ifent *e, uint32_t d)
 {
-	if (c->kind == W_DISC) {
-		if (vb->name_length != c->base_len + 1 ||
-		    v->kind != SNMP_VB_TIMETICKS)
-			return;
-		struct ifent *e = snmp_find_if(t->ifs, t->nifs,
-					       (uint32_t)vb->name[c->base_len]);
-		if (!e)
-			return;
-		uint32_t d = (uint32_t)v->u;
-		if (e->have_disc && d != e->disc) {
-			log_debug("snmp",
-				  "%s: %s: ifCounterDiscontinuityTime changed "
-				  "(%u -> %u): no rate from this sample",
-				  t->name,
-				  store_label_str(t->p->store, e->port),
-				  e->disc, d);
-			mark_port_discontinuity(t, e);
-		}
-		e->disc = d;
-		e->have_disc = true;
-		return;
+	if (e->have_disc && d != e->disc) {
+		log_debug("snmp",
+			  "%s: %s: ifCounterDiscontinuityTime changed "
+			  "(%u -> %u): no rate from this sample",
+			  t->name, store_label_str(t->p->store, e->port),
+			  e->disc, d);
+		snmp_mark_port_discontinuity(t, e);
 	}
-	const struct snmp_column *col = &t->prof->cols[c->kind];
-	struct snmp_vb_row row;
-	if (snmp_vb_row(col->oid, col->oid_len, vb->name, vb->name_length,
-			&col->index, &row)) {
-		t->rejected++;
-		return;
-	}
-	struct ifent *e = snmp_find_if(t->ifs, t->nifs, row.ifindex);
+	e->disc = d;
+	e->have_disc = true;
+}
+
+void snmp_pend_write(struct starget *t, const struct pend *p)
+{
+	struct ifent *e = snmp_find_if(t->ifs, t->nifs, p->ifindex);
 	if (!e) {
 		/* A new interface: pick it up at the next index walk. */
 		t->need_index = true;
@@ -328,25 +314,22 @@ static void poll_value(struct starget *t, struct wcol *c,
 			log_info("snmp",
 				 "%s: ifIndex %u is not in the index table; "
 				 "refreshing it",
-				 t->name, row.ifindex);
+				 t->name, p->ifindex);
 		}
 		return;
 	}
-	struct snmp_vb_map map = { col->map_from, col->map_to, col->n_map };
-	struct snmp_vb_sample s;
-	if (snmp_vb_sample(v, col->kind, &map, &s)) {
-		t->rejected++;
+	if (p->col == W_DISC) {
+		write_disc(t, e, (uint32_t)p->raw);
 		return;
 	}
+	const struct snmp_column *col = &t->prof->cols[p->col];
 	if (!e->h)
 		e->h = xcalloc(t->prof->n_cols * 8, sizeof *e->h);
-	size_t slot =
-	    (size_t)c->kind * 8 + (size_t)(row.priority > 0 ? row.priority : 0);
+	size_t slot = (size_t)p->col * 8 + (size_t)(p->prio > 0 ? p->prio : 0);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!e->h[slot])
-			e->h[slot] =
-			    resolve(t, e, (size_t)c->kind, row.priority,
-				    s.width ? s.width : 64);
+			e->h[slot] = resolve(t, e, (size_t)p->col, p->prio,
+					     p->width ? p->width : 64);
 		if (!e->h[slot]) {
 			/* Refused: most often another collector (gNMI)
 			 * writes this series. Counted once; the next index
@@ -357,10 +340,11 @@ static void poll_value(struct starget *t, struct wcol *c,
 		}
 		if (e->h[slot] == REFUSED)
 			return;
-		int rc =
-		    col->kind == SNMP_SAMPLE_GAUGE
-			? store_set_gauge(t->p->store, e->h[slot], s.gauge, 0)
-			: store_update(t->p->store, e->h[slot], s.raw, 0);
+		int rc = col->kind == SNMP_SAMPLE_GAUGE
+			     ? store_set_gauge(t->p->store, e->h[slot],
+					       p->gauge, p->ts_ns)
+			     : store_update(t->p->store, e->h[slot], p->raw,
+					    p->ts_ns);
 		if (rc == -ESTALE) {
 			e->h[slot] = 0;
 			continue;
@@ -371,6 +355,82 @@ static void poll_value(struct starget *t, struct wcol *c,
 			t->rejected++;
 		return;
 	}
+}
+
+/* A counter of a type other than its column's declared width: a
+ * Counter32 or Gauge32 in an HC column (its 32-bit wrap taken for a
+ * 64-bit one would be a delta of ~2^64), or a Counter64 in a 32-bit
+ * one. Refused, counted as a decode error, logged once per column and
+ * index refresh. */
+static bool wrong_width(struct starget *t, struct wcol *c,
+			const struct snmp_column *col,
+			const struct snmp_vb_value *v,
+			const struct snmp_vb_sample *s)
+{
+	if (col->kind != SNMP_SAMPLE_COUNTER ||
+	    snmp_vb_check_width(s, col->width) == 0)
+		return false;
+	c->bad_type++;
+	t->bad_type++;
+	if (!t->type_logged[c->kind]) {
+		t->type_logged[c->kind] = true;
+		log_warn("snmp",
+			 "%s: %s is a %u-bit column but the agent answers "
+			 "%s: values refused",
+			 t->name, col->name, col->width,
+			 v->kind == SNMP_VB_COUNTER32	? "Counter32"
+			 : v->kind == SNMP_VB_GAUGE32	? "Gauge32"
+			 : v->kind == SNMP_VB_COUNTER64 ? "Counter64"
+							: "another type");
+	}
+	return true;
+}
+
+static void poll_value(struct starget *t, struct wcol *c,
+		       const netsnmp_variable_list *vb,
+		       const struct snmp_vb_value *v)
+{
+	if (c->kind == W_IFNAME || c->kind == W_IFDESCR) {
+		if (vb->name_length == c->base_len + 1 &&
+		    v->kind == SNMP_VB_STRING &&
+		    vb->name[c->base_len] <= UINT32_MAX)
+			snmp_seen_add(t, (uint32_t)vb->name[c->base_len],
+				      vb_string(v));
+		return;
+	}
+	if (c->kind == W_DISC) {
+		if (vb->name_length != c->base_len + 1 ||
+		    v->kind != SNMP_VB_TIMETICKS ||
+		    vb->name[c->base_len] > UINT32_MAX)
+			return;
+		struct pend *p = snmp_pend_add(t);
+		p->col = W_DISC;
+		p->ifindex = (uint32_t)vb->name[c->base_len];
+		p->raw = v->u;
+		return;
+	}
+	const struct snmp_column *col = &t->prof->cols[c->kind];
+	struct snmp_vb_row row;
+	if (snmp_vb_row(col->oid, col->oid_len, vb->name, vb->name_length,
+			&col->index, &row)) {
+		t->rejected++;
+		return;
+	}
+	struct snmp_vb_map map = { col->map_from, col->map_to, col->n_map };
+	struct snmp_vb_sample s;
+	if (snmp_vb_sample(v, col->kind, &map, &s)) {
+		t->rejected++;
+		return;
+	}
+	if (wrong_width(t, c, col, v, &s))
+		return;
+	struct pend *p = snmp_pend_add(t);
+	p->col = c->kind;
+	p->ifindex = row.ifindex;
+	p->prio = (int8_t)row.priority;
+	p->width = s.width;
+	p->raw = s.raw;
+	p->gauge = s.gauge;
 }
 
 static void poll_nonrep(struct starget *t, const netsnmp_variable_list *vb)
@@ -413,6 +473,9 @@ static void poll_nonrep(struct starget *t, const netsnmp_variable_list *vb)
 void snmp_walk_response(struct starget *t, netsnmp_pdu *pdu)
 {
 	netsnmp_variable_list *vb = pdu->variables;
+	/* The poll's samples are written when the walk ends, each with the
+	 * arrival time of its response (snmp_renum.c). */
+	t->pdu_ts = real_ns();
 	if (t->phase == PH_POLL && t->first_pdu) {
 		for (size_t i = 0; i < t->nonrep_sent && vb; i++) {
 			poll_nonrep(t, vb);
@@ -459,6 +522,8 @@ void snmp_walk_response(struct starget *t, netsnmp_pdu *pdu)
 	for (size_t j = 0; j < t->nw; j++)
 		more |= !t->w[j].done;
 	if (!more) {
+		if (t->phase == PH_POLL)
+			snmp_poll_apply(t);
 		snmp_phase_end(t, true, NULL);
 		return;
 	}

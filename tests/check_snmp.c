@@ -1,6 +1,7 @@
 /*
  * check_snmp: the SNMP collector's pure parts: varbind decoding and
- * conversion to samples (types, widths, exceptions, value maps; a
+ * conversion to samples (types, widths and a column's declared width,
+ * exceptions, value maps; a
  * Counter32 wrap and a Counter64 reset through the store), row
  * index parsing, and profile loading with its file:line:col errors and
  * the choice of a profile by sysObjectID, over the shipped profiles.
@@ -317,7 +318,56 @@ START_TEST(test_profile_loads_columns)
 	ck_assert_int_eq(p->cols[3].kind, SNMP_SAMPLE_GAUGE);
 	ck_assert_uint_eq(p->cols[3].n_map, 2);
 	ck_assert_str_eq(p->cols[0].name, "1.3.6.1.2.1.31.1.1.1.6");
+	/* The column with a 32-bit fallback is declared 64 bits wide; the
+	 * others take their varbinds' types. */
+	ck_assert_uint_eq(p->cols[0].width, 64);
+	ck_assert_uint_eq(p->cols[1].width, 0);
+	ck_assert_uint_eq(p->cols[2].width, 0);
 	snmp_profile_free(p);
+	p = load("name: t\ncolumns:\n"
+		 "  - oid: 1.3.6.1.4.1.9.9.813.1.2.1.3\n"
+		 "    counter: pfc_rx_frames\n    index: [port, priority]\n"
+		 "    width: 64\n"
+		 "  - oid: 1.3.6.1.2.1.2.2.1.10\n    counter: bytes_rx\n"
+		 "    width: 32\n",
+		 err, sizeof err);
+	ck_assert_msg(p, "%s", err);
+	ck_assert_uint_eq(p->cols[0].width, 64);
+	ck_assert_uint_eq(p->cols[1].width, 32);
+	snmp_profile_free(p);
+}
+END_TEST
+
+/* A counter in a column of the other width is refused by its type: a
+ * Counter32 (or Gauge32) in an HC column would make its 32-bit wrap a
+ * 64-bit delta of ~1.8e19. */
+START_TEST(test_width_is_checked_against_the_column)
+{
+	long x = 0xfffffff0L;
+	struct counter64 c = { .high = 1, .low = 5 };
+	netsnmp_variable_list *c32 = vb_new(ASN_COUNTER, &x, sizeof x);
+	netsnmp_variable_list *g32 = vb_new(ASN_GAUGE, &x, sizeof x);
+	netsnmp_variable_list *c64 = vb_new(ASN_COUNTER64, &c, sizeof c);
+	struct snmp_vb_value v;
+	struct snmp_vb_sample s32, sg, s64;
+	ck_assert_int_eq(snmp_vb_decode(c32, &v), 0);
+	ck_assert_int_eq(snmp_vb_sample(&v, SNMP_SAMPLE_COUNTER, NULL, &s32),
+			 0);
+	ck_assert_int_eq(snmp_vb_decode(g32, &v), 0);
+	ck_assert_int_eq(snmp_vb_sample(&v, SNMP_SAMPLE_COUNTER, NULL, &sg), 0);
+	ck_assert_int_eq(snmp_vb_decode(c64, &v), 0);
+	ck_assert_int_eq(snmp_vb_sample(&v, SNMP_SAMPLE_COUNTER, NULL, &s64),
+			 0);
+	ck_assert_int_eq(snmp_vb_check_width(&s32, 64), -EPROTO);
+	ck_assert_int_eq(snmp_vb_check_width(&sg, 64), -EPROTO);
+	ck_assert_int_eq(snmp_vb_check_width(&s64, 64), 0);
+	ck_assert_int_eq(snmp_vb_check_width(&s64, 32), -EPROTO);
+	ck_assert_int_eq(snmp_vb_check_width(&s32, 32), 0);
+	ck_assert_int_eq(snmp_vb_check_width(&s32, 0), 0);
+	ck_assert_int_eq(snmp_vb_check_width(&s64, 0), 0);
+	snmp_free_varbind(c32);
+	snmp_free_varbind(g32);
+	snmp_free_varbind(c64);
 }
 END_TEST
 
@@ -336,6 +386,12 @@ START_TEST(test_profile_errors_name_line_col_and_key)
 		     "    counter: pfc_rx_frame\n",
 		     "p.yaml:4:14: columns[0].counter: unknown counter "
 		     "\"pfc_rx_frame\" (did you mean \"pfc_rx_frames\"?)");
+	expect_error("name: t\ncolumns:\n  - oid: 1.3.6.1\n"
+		     "    counter: bytes_rx\n    width: 48\n",
+		     "columns[0].width: must be 32 or 64");
+	expect_error("name: t\ncolumns:\n  - oid: 1.3.6.1\n"
+		     "    counter: link_speed\n    width: 32\n",
+		     "only counters take width");
 	expect_error("name: t\ncolumns:\n  - oid: 1.3.x\n    counter: "
 		     "bytes_rx\n",
 		     "p.yaml:3:10: columns[0].oid: \"1.3.x\" is not a numeric "
@@ -428,7 +484,12 @@ START_TEST(test_shipped_profiles_load_and_choose_by_sysobjectid)
 		ck_assert_str_eq(a->cols[i].name, g->cols[i].name);
 		ck_assert_int_eq(a->cols[i].fallback_for,
 				 g->cols[i].fallback_for);
+		ck_assert_uint_eq(a->cols[i].width, g->cols[i].width);
 	}
+	/* snmp-generic's HC columns are declared 64 bits wide. */
+	for (size_t i = 0; i < g->n_cols; i++)
+		if (strncmp(g->cols[i].name, "ifHC", 4) == 0)
+			ck_assert_uint_eq(g->cols[i].width, 64);
 	snmp_profile_set_clear(&set);
 	free(dir);
 }
@@ -510,6 +571,7 @@ static Suite *snmp_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("profile");
 	tcase_add_test(tc, test_profile_loads_columns);
+	tcase_add_test(tc, test_width_is_checked_against_the_column);
 	tcase_add_test(tc, test_profile_errors_name_line_col_and_key);
 	tcase_add_test(tc,
 		       test_shipped_profiles_load_and_choose_by_sysobjectid);

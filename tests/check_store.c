@@ -1,10 +1,10 @@
 /*
  * check_store: the counter store: interning and escaping, counter deltas
  * (first sample, source timestamps, 32-bit wraps, resets, max_rate
- * glitches, discontinuities, scale), gauges, out-of-order samples,
- * staleness on an injected monotonic clock, withdrawal and slot reuse,
- * owner conflicts, the rate ring, statistics, the lock-free figures
- * (against store_read, slot reuse, torn words), and concurrent writers
+ * glitches, the port's line rate as a bound, discontinuities, scale), gauges,
+ * out-of-order samples, staleness on an injected monotonic clock, withdrawal
+ * and slot reuse, owner conflicts, the rate ring, statistics, the lock-free
+ * figures (against store_read, slot reuse, torn words), and concurrent writers
  * and readers.
  */
 #include "config.h"
@@ -1354,6 +1354,121 @@ START_TEST(test_lockfree_figures_are_never_torn)
 }
 END_TEST
 
+/* The port's speed gauge on leaf1/Ethernet0, in bytes/s, owned by b
+ * (another collector than the counters': the bound is the port's). */
+static store_handle speed_gauge(double bps)
+{
+	struct store_key k = mkkey(dev, port, FM_C_LINK_SPEED, 0);
+	struct store_series_spec sp = { .owner = owner_b };
+	store_handle g = store_series(st, &k, &sp);
+	ck_assert_uint_ne(g, 0);
+	ck_assert_int_eq(store_set_gauge(st, g, bps, T0), 0);
+	return g;
+}
+
+START_TEST(test_line_rate_bounds_byte_deltas)
+{
+	/* The counter exists before the speed: the bound still applies. */
+	store_handle h = counter(FM_C_BYTES_RX, 0, 64, 1, 0);
+	speed_gauge(12.5e9); /* 100G */
+
+	ck_assert_int_eq(store_update(st, h, 1000, T0), 0);
+	/* 1.2 x line rate for a second: within the margin (jitter). */
+	ck_assert_int_eq(store_update(st, h, 1000 + 15000000000, T0 + SEC), 0);
+	ck_assert(sample(h).has_rate);
+	ck_assert_uint_eq(stats().implausible_total, 0);
+	/* Another port's counter (an ifIndex renumbering): 1.4e16 bytes
+	 * in a second of a 100G port is a discontinuity, not a rate. */
+	uint64_t other = UINT64_C(14000000000000000);
+	ck_assert_int_eq(store_update(st, h, other, T0 + 2 * SEC), 0);
+	struct store_sample s = sample(h);
+	ck_assert(!s.has_rate);
+	ck_assert_double_eq(s.value, 1000 + 15000000000.0);
+	ck_assert_uint_eq(stats().implausible_total, 1);
+	ck_assert_uint_eq(stats().resets_total, 1);
+	/* From the new base the total goes on without a jump. */
+	ck_assert_int_eq(store_update(st, h, other + 1000000, T0 + 3 * SEC), 0);
+	s = sample(h);
+	ck_assert(s.has_rate);
+	ck_assert_double_eq_tol(s.rate, 1e6, 1e-6);
+	ck_assert_double_eq(s.value, 1000 + 15000000000.0 + 1000000);
+	/* 1.6 x line rate is beyond the margin. */
+	ck_assert_int_eq(
+	    store_update(st, h, other + 1000000 + 20000000000, T0 + 4 * SEC),
+	    0);
+	ck_assert(!sample(h).has_rate);
+	ck_assert_uint_eq(stats().implausible_total, 2);
+}
+END_TEST
+
+START_TEST(test_line_rate_bounds_frames_by_minimum_frame)
+{
+	speed_gauge(12.5e9);
+	store_handle h = counter(FM_C_PACKETS_TX, 0, 64, 1, 0);
+	store_handle d = counter(FM_C_DISCARDS_TX, 0, 64, 1, 0);
+	/* 100G carries 12.5e9 / 84 = 148.8 M frames a second. */
+	ck_assert_int_eq(store_update(st, h, 0, T0), 0);
+	ck_assert_int_eq(store_update(st, h, 200000000, T0 + SEC), 0);
+	ck_assert(sample(h).has_rate); /* 1.34 x: within the margin */
+	ck_assert_int_eq(store_update(st, h, 500000000, T0 + 2 * SEC), 0);
+	ck_assert(!sample(h).has_rate); /* 2 x: implausible */
+	ck_assert_uint_eq(stats().implausible_total, 1);
+	/* An egress's discards are not bounded by its line rate (many
+	 * ingress ports feed one egress). */
+	ck_assert_int_eq(store_update(st, d, 0, T0), 0);
+	ck_assert_int_eq(store_update(st, d, 900000000, T0 + SEC), 0);
+	ck_assert(sample(d).has_rate);
+	ck_assert_uint_eq(stats().implausible_total, 1);
+}
+END_TEST
+
+START_TEST(test_line_rate_unknown_or_withdrawn_does_not_guard)
+{
+	store_handle h = counter(FM_C_BYTES_RX, 0, 64, 1, 0);
+	ck_assert_int_eq(store_update(st, h, 0, T0), 0);
+	ck_assert_int_eq(store_update(st, h, UINT64_C(1) << 60, T0 + SEC), 0);
+	ck_assert(sample(h).has_rate); /* no speed: no guard */
+	speed_gauge(0);		       /* link down: speed unknown */
+	ck_assert_int_eq(store_update(st, h, UINT64_C(1) << 61, T0 + 2 * SEC),
+			 0);
+	ck_assert(sample(h).has_rate);
+	speed_gauge(12.5e9);
+	ck_assert_uint_eq(store_withdraw_owner(st, owner_b), 1);
+	ck_assert_int_eq(store_update(st, h, UINT64_C(1) << 62, T0 + 3 * SEC),
+			 0);
+	ck_assert(sample(h).has_rate); /* the speed went with its owner */
+	ck_assert_uint_eq(stats().implausible_total, 0);
+	/* Another port's speed bounds nothing here. */
+	struct store_key k =
+	    mkkey(dev, store_intern(st, "Ethernet4"), FM_C_LINK_SPEED, 0);
+	struct store_series_spec sp = { .owner = owner_b };
+	store_handle g = store_series(st, &k, &sp);
+	ck_assert_int_eq(store_set_gauge(st, g, 1e9, T0), 0);
+	ck_assert_int_eq(store_update(st, h,
+				      (UINT64_C(1) << 62) + (UINT64_C(1) << 50),
+				      T0 + 4 * SEC),
+			 0);
+	ck_assert(sample(h).has_rate);
+}
+END_TEST
+
+START_TEST(test_line_rate_checks_scaled_counters_and_wraps)
+{
+	/* A 32-bit counter of 4-byte words on a 1G port (125e6 B/s): a
+	 * wrap within the bound is a delta, one beyond it a discontinuity. */
+	store_handle h = counter(FM_C_BYTES_TX, 0, 32, 4, 0);
+	speed_gauge(125e6);
+	ck_assert_int_eq(store_update(st, h, UINT32_MAX - 1000, T0), 0);
+	ck_assert_int_eq(store_update(st, h, 10000000, T0 + SEC), 0);
+	ck_assert(sample(h).has_rate);
+	ck_assert_double_eq_tol(sample(h).rate, 4.0 * (10000000 + 1001), 1e-3);
+	/* 100e6 words (400e6 bytes) in a second: over 1.5 x 125e6. */
+	ck_assert_int_eq(store_update(st, h, 110000000, T0 + 2 * SEC), 0);
+	ck_assert(!sample(h).has_rate);
+	ck_assert_uint_eq(stats().implausible_total, 1);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -1372,6 +1487,10 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_counter32_implausible_decrease_is_reset);
 	tcase_add_test(tc, test_counter64_decrease_is_reset);
 	tcase_add_test(tc, test_max_rate_glitch_is_discontinuity);
+	tcase_add_test(tc, test_line_rate_bounds_byte_deltas);
+	tcase_add_test(tc, test_line_rate_bounds_frames_by_minimum_frame);
+	tcase_add_test(tc, test_line_rate_unknown_or_withdrawn_does_not_guard);
+	tcase_add_test(tc, test_line_rate_checks_scaled_counters_and_wraps);
 	tcase_add_test(tc, test_marked_discontinuity_rebases_next_sample);
 	tcase_add_test(tc, test_owner_discontinuity_rebases_only_that_owner);
 	tcase_add_test(tc, test_scale_applies_to_total_and_rate);

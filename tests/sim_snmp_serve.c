@@ -4,27 +4,37 @@
  * sonic, arista, openconfig), starts one flow from every host's NIC 0
  * to the next host's, steps the model every 100 ms of wall time and
  * serves SNMP in between. Prints "name port" per switch, then "ready",
- * on stdout; runs until SIGTERM/SIGINT or --duration seconds.
+ * on stdout; runs until SIGTERM/SIGINT or --duration seconds. With
+ * --renumber SWITCH,A,B each SIGUSR1 swaps that switch's ifIndex A and
+ * B (names and counters follow the ports) and prints "renumbered".
  *
  * Usage: sim_snmp_serve [--spines N] [--leaves N] [--hosts N]
  *        [--base-port P] [--address A] [--community C]
  *        [--v3 user,auth,key[,priv,key]] [--duration S]
+ *        [--renumber SWITCH,A,B]
  */
 #include "config.h"
 
 #include "snmp_agent.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, renumber;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	renumber = 1;
 }
 
 int main(int argc, char **argv)
@@ -41,6 +51,8 @@ int main(int argc, char **argv)
 	sim_snmp_options_init(&o);
 	double duration = 0;
 	char *v3 = NULL;
+	char ren_sw[64] = "";
+	unsigned ren_a = 0, ren_b = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *k = argv[i], *v = argv[i + 1];
 		if (!strcmp(k, "--spines"))
@@ -59,7 +71,14 @@ int main(int argc, char **argv)
 			v3 = strdup(v);
 		else if (!strcmp(k, "--duration"))
 			duration = atof(v);
-		else {
+		else if (!strcmp(k, "--renumber")) {
+			if (sscanf(v, "%63[^,],%u,%u", ren_sw, &ren_a,
+				   &ren_b) != 3) {
+				fprintf(stderr, "sim_snmp_serve: --renumber "
+						"SWITCH,A,B\n");
+				return 2;
+			}
+		} else {
 			fprintf(stderr, "sim_snmp_serve: unknown option %s\n",
 				k);
 			return 2;
@@ -109,8 +128,21 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	struct sigaction su = { .sa_handler = on_usr1 };
+	sigaction(SIGUSR1, &su, NULL);
+	size_t ren_node = SIZE_MAX;
+	for (size_t i = 0; *ren_sw && i < sim_topo_n_nodes(t); i++)
+		if (!strcmp(sim_topo_node(t, i)->name, ren_sw))
+			ren_node = i;
 	uint64_t steps = 0;
 	while (!stop && (duration <= 0 || steps * 0.1 < duration)) {
+		if (renumber) {
+			renumber = 0;
+			int rc =
+			    sim_snmp_swap_ifindex(s, ren_node, ren_a, ren_b);
+			printf(rc ? "renumber failed\n" : "renumbered\n");
+			fflush(stdout);
+		}
 		sim_model_step(m, 100000000ull);
 		steps++;
 		if (sim_snmp_poll(s, 100000000ull) < 0)
