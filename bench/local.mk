@@ -4,6 +4,10 @@ bench_bench_store_SOURCES = bench/bench_store.c
 bench_bench_store_LDADD = $(FABMON_LIBS)
 bench_bench_render_SOURCES = bench/bench_render.c
 bench_bench_render_LDADD = $(FABMON_LIBS)
+# Loading a topology of 40k, 64k and 100k static links (issue #16).
+noinst_PROGRAMS += bench/bench_cfg_links
+bench_bench_cfg_links_SOURCES = bench/bench_cfg_links.c
+bench_bench_cfg_links_LDADD = $(FABMON_LIBS)
 noinst_PROGRAMS += bench/gnmi_ingest
 bench_gnmi_ingest_SOURCES = bench/gnmi_ingest.c
 bench_gnmi_ingest_CFLAGS = $(AM_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)

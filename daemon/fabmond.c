@@ -6,13 +6,18 @@
  * nothing writes what the engine is letting go). A reload swaps the
  * config only after the new one has loaded and validated whole; the
  * previous struct cfg is freed once every module has been handed the
- * new one.
+ * new one. The load runs on cfgload's thread (a big topology takes a
+ * while to parse), so the main thread keeps pinging the watchdog and
+ * taking signals; the swap itself is done on the main thread when the
+ * loader wakes it with FABMOND_WAKE_SIG. A SIGHUP during a load has one
+ * more load follow it.
  */
 #include "config.h"
 
 #include "fabmond.h"
 
 #include "cfg.h"
+#include "cfgload.h"
 #include "client.h"
 #include "collector.h"
 #include "health.h"
@@ -39,6 +44,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Sent by the loader's thread to the main thread when a reload's load
+ * ends (blocked everywhere, taken by sigtimedwait like the others). */
+#define FABMOND_WAKE_SIG SIGRTMIN
 
 /*
  * The collectors of this build, in start order. Each later issue adds
@@ -302,22 +311,10 @@ static void set_outputs(struct daemon *d)
 	rules_set_outputs(d->rules, out, n);
 }
 
-static void reload(struct daemon *d, const struct fabmond_opts *o)
+/* Swaps in nc, a config that loaded and validated whole (main thread). */
+static void apply_reload(struct daemon *d, const struct fabmond_opts *o,
+			 struct cfg *nc)
 {
-	char err[1024];
-	sdnotify_send("RELOADING=1");
-	const char *path = o->config_path ? o->config_path : d->cfg->path;
-	struct cfg *nc = load_config(path, err, sizeof err);
-	if (!nc) {
-		log_err("config",
-			"reload failed, keeping the running "
-			"configuration: %s",
-			err);
-		health_set_reload(d->health, false, realtime_ns());
-		sdnotify_send("READY=1");
-		return;
-	}
-
 	struct cfg *old = d->cfg;
 	apply_logging(nc, o);
 	configure_store(d->store, nc);
@@ -401,6 +398,52 @@ static void *stop_deadline_main(void *arg)
 	_exit(1);
 }
 
+/* SIGHUP: starts loading the file on the loader's thread, or, if a load
+ * runs, has one more follow it. */
+static void request_reload(struct daemon *d, const struct fabmond_opts *o,
+			   struct cfgload *loader)
+{
+	const char *path = o->config_path ? o->config_path : d->cfg->path;
+	int rc = cfgload_request(loader, path);
+	if (rc > 0) {
+		log_info("core", "SIGHUP: reloading the configuration");
+		sdnotify_send("RELOADING=1");
+	} else if (rc == 0) {
+		log_info("core", "SIGHUP during a reload: the file is loaded "
+				 "again once this one ends");
+	} else {
+		log_err("config",
+			"reload failed, keeping the running "
+			"configuration: cannot start the loader: %s",
+			strerror(-rc));
+		health_set_reload(d->health, false, realtime_ns());
+	}
+}
+
+/* A load that ended: swaps it in, or keeps the running config if it
+ * failed; then the load a SIGHUP asked for meanwhile. */
+static void finish_reload(struct daemon *d, const struct fabmond_opts *o,
+			  struct cfgload *loader)
+{
+	char err[1024];
+	struct cfg *nc;
+	bool again;
+	if (!cfgload_collect(loader, &nc, err, sizeof err, &again))
+		return;
+	if (nc) {
+		apply_reload(d, o, nc);
+	} else {
+		log_err("config",
+			"reload failed, keeping the running "
+			"configuration: %s",
+			err);
+		health_set_reload(d->health, false, realtime_ns());
+		sdnotify_send("READY=1");
+	}
+	if (again)
+		request_reload(d, o, loader);
+}
+
 static void teardown(struct daemon *d)
 {
 	stop_collectors(d);
@@ -444,6 +487,7 @@ int fabmond_run(const struct fabmond_opts *o)
 	sigaddset(&waitset, SIGHUP);
 	sigaddset(&waitset, SIGTERM);
 	sigaddset(&waitset, SIGINT);
+	sigaddset(&waitset, FABMOND_WAKE_SIG);
 	pthread_sigmask(SIG_BLOCK, &waitset, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -491,24 +535,30 @@ int fabmond_run(const struct fabmond_opts *o)
 	if (tick_ns > 1000000000)
 		tick_ns = 1000000000;
 
+	/* Reloads load on a thread of their own (fabmond.c's opening). */
+	struct cfgload *loader = cfgload_new(load_config, FABMOND_WAKE_SIG);
 	int status = 0;
 	for (;;) {
 		struct timespec to = { .tv_sec = tick_ns / 1000000000,
 				       .tv_nsec = tick_ns % 1000000000 };
 		siginfo_t si;
 		int sig = sigtimedwait(&waitset, &si, &to);
+		int wait_errno = errno;
 		if (wd_usec)
 			sdnotify_send("WATCHDOG=1");
+		finish_reload(&d, o, loader);
 		if (sig < 0) {
-			if (errno == EAGAIN || errno == EINTR)
+			if (wait_errno == EAGAIN || wait_errno == EINTR)
 				continue;
-			log_err("core", "sigtimedwait: %s", strerror(errno));
+			log_err("core", "sigtimedwait: %s",
+				strerror(wait_errno));
 			status = 1;
 			break;
 		}
+		if (sig == FABMOND_WAKE_SIG)
+			continue;
 		if (sig == SIGHUP) {
-			log_info("core", "SIGHUP: reloading the configuration");
-			reload(&d, o);
+			request_reload(&d, o, loader);
 			continue;
 		}
 		log_notice("core", "%s: stopping",
@@ -520,6 +570,9 @@ int fabmond_run(const struct fabmond_opts *o)
 	pthread_t deadline;
 	bool armed =
 	    pthread_create(&deadline, NULL, stop_deadline_main, NULL) == 0;
+	/* A load still running is waited for (it touches nothing of the
+	 * daemon) and dropped. */
+	cfgload_free(loader);
 	teardown(&d);
 	if (armed) {
 		pthread_cancel(deadline);

@@ -1,8 +1,9 @@
 /*
  * fabmond: the daemon's lifecycle. Loads the config, brings the modules
  * up in dependency order (store, health, collectors, HTTP), serves until
- * SIGTERM/SIGINT, reloads on SIGHUP (load, validate, swap; a bad file
- * keeps the old config running) and tears down in exact reverse order.
+ * SIGTERM/SIGINT, reloads on SIGHUP (load and validate on cfgload's
+ * thread, swap on the main one; a bad file keeps the old config running)
+ * and tears down in exact reverse order.
  *
  * The main thread owns signals: they are blocked before any other thread
  * starts and taken synchronously with sigtimedwait(), so no handler runs

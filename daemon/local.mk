@@ -4,6 +4,7 @@
 noinst_LIBRARIES += libfabmon.a
 libfabmon_a_SOURCES = \
 	daemon/sdnotify.c daemon/sdnotify.h \
+	daemon/cfgload.c daemon/cfgload.h \
 	daemon/fabmond.c daemon/fabmond.h
 libfabmon_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(MHD_CFLAGS) \
 	$(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(SYSTEMD_CFLAGS) $(GRPC_CFLAGS) \

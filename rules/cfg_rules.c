@@ -5,13 +5,15 @@
  * Thresholds that are fractions or rates are plain decimal numbers
  * ("0.9", "1e3" is not accepted: strtod's hex and exponent forms would
  * only make typos pass). Endpoints are "device:port", split at the first
- * colon; a port may be linked once.
+ * colon; a port may be linked once, and a leaf be on one rail (both
+ * checked through a hash map: linear in the links and leaves).
  */
 #include "config.h"
 
 #include "cfg_rules.h"
 
 #include "mem.h"
+#include "strmap.h"
 #include "units.h"
 
 #include <ctype.h>
@@ -245,43 +247,40 @@ static int endpoint(struct ytree_ctx *x, const struct ytree_node *n, char **dev,
 enum { L_A, L_B, L_N };
 static const char *const link_keys[L_N] = { [L_A] = "a", [L_B] = "b" };
 
-static bool same_end(const char *d1, const char *p1, const char *d2,
-		     const char *p2)
-{
-	return strcmp(d1, d2) == 0 && strcmp(p1, p2) == 0;
-}
-
-/* -EINVAL with the message if an end of link k is an end of an earlier
- * link (quadratic only in a config's link count, checked once). */
+/*
+ * -EINVAL with the message if an end of link k (its "device:port"
+ * scalars a and b) is an end of an earlier link; else adds both ends to
+ * ends (endpoint string -> link index). The endpoint strings are
+ * canonical (the device ends at the first colon), so equal strings are
+ * the same port. Reports the earliest such link, and the a end if both
+ * ends are on it. One hash lookup per end: loading stays linear in the
+ * link count (100k links).
+ */
 static int check_link_unique(struct ytree_ctx *x, const struct cfg_topology *t,
-			     size_t k, const struct ytree_node *n)
+			     size_t k, const struct ytree_node *n,
+			     const struct ytree_node *a,
+			     const struct ytree_node *b, struct strmap *ends)
 {
 	const struct cfg_link *l = &t->links[k];
-	if (same_end(l->a_device, l->a_port, l->b_device, l->b_port))
+	size_t ia, ib;
+	if (strcmp(a->str, b->str) == 0)
 		return ytree_fail(x, n, "links %s:%s to itself", l->a_device,
 				  l->a_port);
-	for (size_t i = 0; i < k; i++) {
-		const struct cfg_link *o = &t->links[i];
-		const char *dup = NULL, *dupp = NULL;
-		if (same_end(l->a_device, l->a_port, o->a_device, o->a_port) ||
-		    same_end(l->a_device, l->a_port, o->b_device, o->b_port))
-			dup = l->a_device, dupp = l->a_port;
-		else if (same_end(l->b_device, l->b_port, o->a_device,
-				  o->a_port) ||
-			 same_end(l->b_device, l->b_port, o->b_device,
-				  o->b_port))
-			dup = l->b_device, dupp = l->b_port;
-		if (dup)
-			return ytree_fail(x, n,
-					  "%s:%s is already linked by "
-					  "links[%zu]",
-					  dup, dupp, i);
-	}
+	bool dup_a = strmap_get(ends, a->str, &ia);
+	bool dup_b = strmap_get(ends, b->str, &ib);
+	if (dup_a && (!dup_b || ia <= ib))
+		return ytree_fail(x, n, "%s:%s is already linked by links[%zu]",
+				  l->a_device, l->a_port, ia);
+	if (dup_b)
+		return ytree_fail(x, n, "%s:%s is already linked by links[%zu]",
+				  l->b_device, l->b_port, ib);
+	strmap_add(ends, a->str, k, NULL);
+	strmap_add(ends, b->str, k, NULL);
 	return 0;
 }
 
 static int parse_link(struct ytree_ctx *x, struct cfg_topology *t,
-		      const struct ytree_node *n)
+		      const struct ytree_node *n, struct strmap *ends)
 {
 	struct cfg_link *l = &t->links[t->n_links];
 	const struct ytree_node *a, *b;
@@ -318,7 +317,7 @@ static int parse_link(struct ytree_ctx *x, struct cfg_topology *t,
 	if ((rc = endpoint(x, b, &l->b_device, &l->b_port)))
 		return rc;
 	ytree_path_cut(x, saved);
-	return check_link_unique(x, t, t->n_links - 1, n);
+	return check_link_unique(x, t, t->n_links - 1, n, a, b, ends);
 }
 
 /* A list of names into a new array. */
@@ -350,8 +349,33 @@ static const char *const rail_keys[RAIL_N] = {
 	[RAIL_NICS] = "nics",
 };
 
+/*
+ * Rail k's leaves must be on no earlier rail (a leaf on two rails would
+ * make every NIC on it misaligned): the error names the earliest such
+ * rail. leaves maps each leaf of the earlier rails to its rail; k's are
+ * added. A leaf listed twice on one rail is let be.
+ */
+static int check_rail_leaves(struct ytree_ctx *x, const struct cfg_rail *r,
+			     size_t k, const struct ytree_fields *f,
+			     struct strmap *leaves)
+{
+	size_t first = k, at = 0, i;
+	for (size_t b = 0; b < r->n_leaves; b++)
+		if (strmap_get(leaves, r->leaves[b], &i) && i < first) {
+			first = i;
+			at = b;
+		}
+	if (first < k)
+		return ytree_fail_key(x, f, RAIL_LEAVES,
+				      "leaf %s is already on rails[%zu]",
+				      r->leaves[at], first);
+	for (size_t b = 0; b < r->n_leaves; b++)
+		strmap_add(leaves, r->leaves[b], k, NULL);
+	return 0;
+}
+
 static int parse_rail(struct ytree_ctx *x, struct cfg_topology *t, size_t k,
-		      const struct ytree_node *n)
+		      const struct ytree_node *n, struct strmap *leaves)
 {
 	struct cfg_rail *r = &t->rails[k];
 	struct ytree_fields f;
@@ -373,18 +397,44 @@ static int parse_rail(struct ytree_ctx *x, struct cfg_topology *t, size_t k,
 		r->nics[0] = xasprintf("mlx5_%zu", k);
 		r->n_nics = 1;
 	}
-	/* A leaf on two rails would make every NIC on it misaligned. */
-	for (size_t i = 0; i < k; i++)
-		for (size_t a = 0; a < t->rails[i].n_leaves; a++)
-			for (size_t b = 0; b < r->n_leaves; b++)
-				if (strcmp(t->rails[i].leaves[a],
-					   r->leaves[b]) == 0)
-					return ytree_fail_key(
-					    x, &f, RAIL_LEAVES,
-					    "leaf %s is already on "
-					    "rails[%zu]",
-					    r->leaves[b], i);
-	return 0;
+	return check_rail_leaves(x, r, k, &f, leaves);
+}
+
+/* The links: list (k items) into t. */
+static int parse_links(struct ytree_ctx *x, struct cfg_topology *t,
+		       const struct ytree_node *ln, size_t count)
+{
+	int rc = 0;
+	if (count > MAX_LINKS)
+		return ytree_fail(x, ln, "more than %u links", MAX_LINKS);
+	t->links = xcalloc(count ? count : 1, sizeof *t->links);
+	struct strmap *ends = strmap_new(2 * count);
+	for (size_t i = 0; i < count && !rc; i++) {
+		size_t s2 = ytree_path_index(x, i);
+		if (!(rc = parse_link(x, t, ln->kids[i], ends)))
+			ytree_path_cut(x, s2);
+	}
+	strmap_free(ends);
+	return rc;
+}
+
+/* The rails: list (count items) into t. */
+static int parse_rails(struct ytree_ctx *x, struct cfg_topology *t,
+		       const struct ytree_node *rn, size_t count)
+{
+	int rc = 0;
+	if (count > MAX_RAILS)
+		return ytree_fail(x, rn, "more than %u rails", MAX_RAILS);
+	t->rails = xcalloc(count ? count : 1, sizeof *t->rails);
+	struct strmap *leaves = strmap_new(0);
+	for (size_t i = 0; i < count && !rc; i++) {
+		size_t s2 = ytree_path_index(x, i);
+		t->n_rails = i + 1;
+		if (!(rc = parse_rail(x, t, i, rn->kids[i], leaves)))
+			ytree_path_cut(x, s2);
+	}
+	strmap_free(leaves);
+	return rc;
 }
 
 enum { T_LINKS, T_RAILS, T_LLDP_TTL, T_N };
@@ -407,38 +457,17 @@ int cfg_parse_topology(struct ytree_ctx *x, struct cfg *c,
 				     false, &t->lldp_ttl_ns)))
 		return rc;
 	if (f.val[T_LINKS]) {
-		const struct ytree_node *ln = f.val[T_LINKS];
 		saved = ytree_path_key(x, "links");
-		if ((rc = ytree_want_seq(x, ln, &count)))
+		if ((rc = ytree_want_seq(x, f.val[T_LINKS], &count)) ||
+		    (rc = parse_links(x, t, f.val[T_LINKS], count)))
 			return rc;
-		if (count > MAX_LINKS)
-			return ytree_fail(x, ln, "more than %u links",
-					  MAX_LINKS);
-		t->links = xcalloc(count ? count : 1, sizeof *t->links);
-		for (size_t i = 0; i < count; i++) {
-			size_t s2 = ytree_path_index(x, i);
-			if ((rc = parse_link(x, t, ln->kids[i])))
-				return rc;
-			ytree_path_cut(x, s2);
-		}
 		ytree_path_cut(x, saved);
 	}
 	if (f.val[T_RAILS]) {
-		const struct ytree_node *rn = f.val[T_RAILS];
 		saved = ytree_path_key(x, "rails");
-		if ((rc = ytree_want_seq(x, rn, &count)))
+		if ((rc = ytree_want_seq(x, f.val[T_RAILS], &count)) ||
+		    (rc = parse_rails(x, t, f.val[T_RAILS], count)))
 			return rc;
-		if (count > MAX_RAILS)
-			return ytree_fail(x, rn, "more than %u rails",
-					  MAX_RAILS);
-		t->rails = xcalloc(count ? count : 1, sizeof *t->rails);
-		for (size_t i = 0; i < count; i++) {
-			size_t s2 = ytree_path_index(x, i);
-			t->n_rails = i + 1;
-			if ((rc = parse_rail(x, t, i, rn->kids[i])))
-				return rc;
-			ytree_path_cut(x, s2);
-		}
 		ytree_path_cut(x, saved);
 	}
 	return 0;

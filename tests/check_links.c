@@ -335,6 +335,115 @@ START_TEST(test_rules_config_values)
 }
 END_TEST
 
+/*
+ * A topology of 100k links (the size of issue #16's report): it loads
+ * and fills the table; and duplicates among so many are still found,
+ * the earliest one, at the offending link's file:line:column and key.
+ * Not timed: bench/bench_cfg_links prints how long such loads take.
+ */
+#define BIG_LINKS 100000
+
+/* The YAML of BIG_LINKS links "swD:EthernetP <-> hostI:mlx5_0" (64
+ * ports a switch), then extra (may be ""). The caller frees it. */
+static char *big_topology(const char *extra, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	ck_assert_ptr_nonnull(f);
+	fputs("topology:\n  links:\n", f);
+	for (unsigned i = 0; i < BIG_LINKS; i++)
+		fprintf(f, "    - [sw%04u:Ethernet%u, host%06u:mlx5_0]\n",
+			i / 64, i % 64 * 4, i);
+	fputs(extra, f);
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
+static struct cfg *load_big(const char *extra, char *err, size_t errlen)
+{
+	size_t len;
+	char *yaml = big_topology(extra, &len);
+	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "big.yaml", yaml,
+					len, err, errlen);
+	free(yaml);
+	return c;
+}
+
+START_TEST(test_hundred_thousand_links)
+{
+	char err[512];
+	struct cfg *c = load_big("", err, sizeof err);
+	ck_assert_msg(c, "%s", err);
+	ck_assert_uint_eq(c->topology.n_links, BIG_LINKS);
+	ck_assert_str_eq(c->topology.links[99999].a_device, "sw1562");
+	ck_assert_str_eq(c->topology.links[99999].a_port, "Ethernet124");
+	links_set_static(L, &c->topology);
+	ck_assert(peer_is("sw0000", "Ethernet0", "host000000", "mlx5_0"));
+	ck_assert(peer_is("host077777", "mlx5_0", "sw1215", "Ethernet68"));
+	ck_assert(peer_is("sw1562", "Ethernet124", "host099999", "mlx5_0"));
+	ck_assert(peer_is("sw1562", "Ethernet128", NULL, NULL));
+	struct links_snapshot s;
+	links_snapshot(L, &s);
+	ck_assert_uint_eq(s.n_links, BIG_LINKS);
+	links_snapshot_free(&s);
+	cfg_free(c);
+}
+END_TEST
+
+START_TEST(test_duplicates_among_many_links)
+{
+	static const struct bad bad[] = {
+		/* One end of a late link. */
+		{ "    - [host077777:mlx5_0, sw9999:Ethernet0]\n",
+		  "big.yaml:100003:7: topology.links[100000]: "
+		  "host077777:mlx5_0 is already linked by links[77777]" },
+		/* Both ends taken: the earlier link is named. */
+		{ "    - [host090000:mlx5_0, sw0078:Ethernet32]\n",
+		  "big.yaml:100003:7: topology.links[100000]: "
+		  "sw0078:Ethernet32 is already linked by links[5000]" },
+		/* A link written the other way round: its a end. */
+		{ "    - {a: \"host000042:mlx5_0\", b: "
+		  "\"sw0000:Ethernet168\"}\n",
+		  "big.yaml:100003:7: topology.links[100000]: "
+		  "host000042:mlx5_0 is already linked by links[42]" },
+		{ "    - [sw9999:Ethernet0, sw9999:Ethernet0]\n",
+		  "big.yaml:100003:7: topology.links[100000]: links "
+		  "sw9999:Ethernet0 to itself" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char err[512];
+		struct cfg *c = load_big(bad[i].yaml, err, sizeof err);
+		ck_assert_msg(!c, "accepted: %s", bad[i].yaml);
+		ck_assert_str_eq(err, bad[i].msg);
+	}
+}
+END_TEST
+
+/* Many rails of many leaves: a leaf on two rails names the earliest. */
+START_TEST(test_rail_leaf_on_two_rails)
+{
+	char *buf = NULL, err[512];
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	fputs("topology:\n  rails:\n", f);
+	for (unsigned r = 0; r < 64; r++) {
+		fputs("    - leaves: [", f);
+		for (unsigned k = 0; k < 512; k++)
+			fprintf(f, "%sleaf%u", k ? ", " : "", r * 512 + k);
+		/* The last rail repeats a leaf of rail 9 and one of 3. */
+		fputs(r == 63 ? ", leaf5000, leaf1600]\n" : "]\n", f);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "rails.yaml", buf,
+					len, err, sizeof err);
+	free(buf);
+	ck_assert(!c);
+	ck_assert_str_eq(err, "rails.yaml:66:15: topology.rails[63].leaves: "
+			      "leaf leaf1600 is already on rails[3]");
+}
+END_TEST
+
 static Suite *links_suite(void)
 {
 	Suite *s = suite_create("links");
@@ -351,6 +460,14 @@ static Suite *links_suite(void)
 	tcase_add_test(tcc, test_config_errors);
 	tcase_add_test(tcc, test_rules_config_values);
 	suite_add_tcase(s, tcc);
+	TCase *tcs = tcase_create("scale");
+	tcase_add_checked_fixture(tcs, setup, teardown);
+	/* A hang guard for sanitizer builds, not a speed check. */
+	tcase_set_timeout(tcs, 300);
+	tcase_add_test(tcs, test_hundred_thousand_links);
+	tcase_add_test(tcs, test_duplicates_among_many_links);
+	tcase_add_test(tcs, test_rail_leaf_on_two_rails);
+	suite_add_tcase(s, tcs);
 	return s;
 }
 

@@ -781,6 +781,45 @@ START_TEST(victims_may_give_their_hop_and_onset)
 }
 END_TEST
 
+/* Issue #16 item 8: fuzz_sim_scenario aborted on a victim hit before
+ * its incident's from. The loader accepts it by design (the first hop of
+ * a congestion that counts as spreading later: congestion_spreading's
+ * truth); it keeps that onset, and still rejects one at or past the
+ * incident's end. The input is fuzz/corpus/sim_scenario/
+ * regress_victim_before_onset.yaml's truth. */
+START_TEST(victims_may_be_hit_before_their_incident_counts)
+{
+	const char *msg;
+	struct sim_scenario *s =
+	    load_tmp(HEAD,
+		     "incidents:\n"
+		     "  - kind: congestion_spreading\n"
+		     "    origin: {device: leaf0, port: Ethernet0, "
+		     "priority: 3}\n"
+		     "    victims:\n"
+		     "      - {port: host1:mlx5_0, hop: 1, from: 0s}\n"
+		     "      - {port: spine0:Ethernet1/1, hop: 1, from: 14s}\n"
+		     "    from: 14s\n"
+		     "    to: 20s\n",
+		     &msg);
+	ck_assert_msg(s != NULL, "%s", msg);
+	const struct sim_scenario_incident *in = sim_scenario_incident(s, 0);
+	ck_assert_uint_eq(in->from_ns, 14000000000ull);
+	ck_assert_uint_eq(in->victims[0].from_ns, 0);
+	ck_assert_uint_eq(in->victims[1].from_ns, 14000000000ull);
+	sim_scenario_free(s);
+	ck_assert_str_eq(
+	    load_bad(HEAD, "incidents:\n"
+			   "  - kind: congestion_spreading\n"
+			   "    origin: {device: leaf0}\n"
+			   "    victims: [{port: spine0, from: 20s}]\n"
+			   "    from: 14s\n"
+			   "    to: 20s\n"),
+	    "bad.truth.yaml:4:36: incidents[0].victims[0].from: 20s is "
+	    "not before the end of the incident's span [14s, 20s)");
+}
+END_TEST
+
 START_TEST(buffers_load_over_a_borrowed_topology)
 {
 	struct sim_topo_gen g = {
@@ -1864,6 +1903,7 @@ static Suite *sim_scenario_suite(void)
 	tcase_add_test(tc, other_bad_files_fail_cleanly);
 	tcase_add_test(tc, explicit_paths_are_checked_with_positions);
 	tcase_add_test(tc, victims_may_give_their_hop_and_onset);
+	tcase_add_test(tc, victims_may_be_hit_before_their_incident_counts);
 	tcase_add_test(tc, buffers_load_over_a_borrowed_topology);
 	tcase_add_test(tc, visibility_lists_nodes_fabmond_cannot_see);
 	suite_add_tcase(s, tc);

@@ -26,7 +26,8 @@ tests_check_http_LDADD = $(TEST_LIBS)
 
 TESTS += tests/check_log tests/check_ytree tests/check_cfg tests/check_store \
 	tests/check_prom tests/check_http tests/integration_daemon.sh \
-	tests/integration_files.sh tests/unit_hardening.sh
+	tests/integration_files.sh tests/integration_reload.sh \
+	tests/unit_hardening.sh
 
 # Scripts find the programs and fixtures through these.
 AM_TESTS_ENVIRONMENT = \
@@ -35,7 +36,8 @@ AM_TESTS_ENVIRONMENT = \
 	PROMTOOL='$(PROMTOOL)'; export PROMTOOL;
 
 EXTRA_DIST += tests/integration_daemon.sh tests/integration_files.sh \
-	tests/unit_hardening.sh tests/lib.sh tests/data
+	tests/integration_reload.sh tests/unit_hardening.sh tests/lib.sh \
+	tests/data
 
 # The layers and size limits hold, and their checks fail on a planted
 # include across a boundary (scripts/check-layers, scripts/check-sizes).
