@@ -743,7 +743,11 @@ struct cfg *cfg_load(const struct cfg_schema *s, const char *path, char *err,
 
 	if (err && errlen)
 		err[0] = '\0';
-	buf = ytree_read_file(&x, path, CFG_MAX_FILE_BYTES, &len);
+	/* The config may come through a pipe (-c <(generate)) or a FIFO:
+	 * read within CFG_PIPE_MS, never blocking past it (a FIFO nobody
+	 * writes must not hang start-up, nor a reload's loader). */
+	buf =
+	    ytree_read_stream(&x, path, CFG_MAX_FILE_BYTES, CFG_PIPE_MS, &len);
 	if (!buf)
 		return NULL;
 	c = cfg_load_buffer(s, path, buf, len, err, errlen);

@@ -25,8 +25,10 @@
 #include "ytree.h"
 
 #define CFG_MAX_FILE_BYTES (16 * 1024 * 1024)
-#define CFG_MAX_DEPTH	   32
-#define CFG_DEFAULT_PORT   FABMON_DEFAULT_PORT
+/* How long the config may take to arrive through a pipe or FIFO. */
+#define CFG_PIPE_MS	 (60 * 1000)
+#define CFG_MAX_DEPTH	 32
+#define CFG_DEFAULT_PORT FABMON_DEFAULT_PORT
 
 struct cfg_listen {
 	char *host; /* "127.0.0.1", "::1", "" for any */

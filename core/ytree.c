@@ -835,3 +835,14 @@ char *ytree_read_file(struct ytree_ctx *x, const char *path, size_t max,
 		ytree_fail_file(x, "%s", why);
 	return buf;
 }
+
+char *ytree_read_stream(struct ytree_ctx *x, const char *path, size_t max,
+			int fifo_ms, size_t *len)
+{
+	char why[160];
+	char *buf =
+	    rfile_load_stream(path, max, fifo_ms, len, why, sizeof why, NULL);
+	if (!buf)
+		ytree_fail_file(x, "%s", why);
+	return buf;
+}

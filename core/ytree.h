@@ -121,6 +121,12 @@ __attribute__((format(printf, 2, 3))) int ytree_fail_file(struct ytree_ctx *x,
 char *ytree_read_file(struct ytree_ctx *x, const char *path, size_t max,
 		      size_t *len);
 
+/* ytree_read_file for the daemon's own config, which may also come
+ * through a pipe or FIFO: read whole within fifo_ms at most
+ * (rfile_load_stream). */
+char *ytree_read_stream(struct ytree_ctx *x, const char *path, size_t max,
+			int fifo_ms, size_t *len);
+
 /*
  * A scalar as shown in messages, cut to YTREE_QUOTE_MAX bytes (with
  * "..."): quoted, or as is for values known to be well-formed. buf

@@ -7,10 +7,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *rfile_kind(mode_t mode)
@@ -40,9 +45,10 @@ static void say(char *err, size_t errlen, const char *prefix, int e)
 			 strerror_r(e, eb, sizeof eb));
 }
 
-/* Opens and fstat()s: the descriptor and *st, or -errno. */
-static int open_stat(const char *path, struct stat *st, char *err,
-		     size_t errlen)
+/* Opens and fstat()s: the descriptor and *st, or -errno. A FIFO passes
+ * when fifo_ok. */
+static int open_stat_fifo(const char *path, struct stat *st, bool fifo_ok,
+			  char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
@@ -56,7 +62,7 @@ static int open_stat(const char *path, struct stat *st, char *err,
 		say(err, errlen, "cannot stat: ", e);
 		return -e;
 	}
-	if (!S_ISREG(st->st_mode)) {
+	if (!S_ISREG(st->st_mode) && !(fifo_ok && S_ISFIFO(st->st_mode))) {
 		close(fd);
 		if (err && errlen)
 			snprintf(err, errlen, "not a regular file (%s)",
@@ -64,6 +70,34 @@ static int open_stat(const char *path, struct stat *st, char *err,
 		return -RFILE_ENOTREG;
 	}
 	return fd;
+}
+
+static int open_stat(const char *path, struct stat *st, char *err,
+		     size_t errlen)
+{
+	return open_stat_fifo(path, st, false, err, errlen);
+}
+
+/* Waits up to until (CLOCK_MONOTONIC ns) for fd to be readable: 0, or
+ * -ETIMEDOUT / -errno of poll(). A FIFO's read end opened without a
+ * writer polls readable only once a writer has come (Linux), so this is
+ * also the wait for the writer. */
+static int wait_readable(int fd, int64_t until)
+{
+	for (;;) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		if (now >= until)
+			return -ETIMEDOUT;
+		int64_t ms = (until - now + 999999) / 1000000;
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int n = poll(&pfd, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
 }
 
 int rfile_open(const char *path, char *err, size_t errlen)
@@ -95,13 +129,14 @@ int rfile_check(const char *path, size_t max, char *err, size_t errlen)
 	return 0;
 }
 
-char *rfile_load(const char *path, size_t max, size_t *len, char *err,
-		 size_t errlen, int *errnum)
+/* rfile_load, and with fifo_ms > 0 rfile_load_stream. */
+static char *load(const char *path, size_t max, int fifo_ms, size_t *len,
+		  char *err, size_t errlen, int *errnum)
 {
 	struct stat st;
 	int e = 0;
 	*len = 0;
-	int fd = open_stat(path, &st, err, errlen);
+	int fd = open_stat_fifo(path, &st, fifo_ms > 0, err, errlen);
 	if (fd < 0) {
 		if (errnum)
 			*errnum = fd;
@@ -114,9 +149,28 @@ char *rfile_load(const char *path, size_t max, size_t *len, char *err,
 		say(err, errlen, "cannot read: ", e);
 		goto fail;
 	}
+	bool fifo = S_ISFIFO(st.st_mode);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int64_t until = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec +
+			(int64_t)fifo_ms * 1000000;
 	for (;;) {
+		if (fifo) {
+			int w = wait_readable(fd, until);
+			if (w < 0) {
+				e = -w;
+				if (e == ETIMEDOUT && err && errlen)
+					snprintf(err, errlen,
+						 "cannot read: no end of file "
+						 "within %d s (fifo)",
+						 fifo_ms / 1000);
+				else
+					say(err, errlen, "cannot read: ", e);
+				goto fail;
+			}
+		}
 		ssize_t r = read(fd, buf + *len, max + 1 - *len);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || (fifo && errno == EAGAIN)))
 			continue;
 		if (r < 0) {
 			e = errno;
@@ -146,4 +200,17 @@ fail:
 	if (errnum)
 		*errnum = -e;
 	return NULL;
+}
+
+char *rfile_load(const char *path, size_t max, size_t *len, char *err,
+		 size_t errlen, int *errnum)
+{
+	return load(path, max, 0, len, err, errlen, errnum);
+}
+
+char *rfile_load_stream(const char *path, size_t max, int fifo_ms, size_t *len,
+			char *err, size_t errlen, int *errnum)
+{
+	return load(path, max, fifo_ms > 0 ? fifo_ms : 1, len, err, errlen,
+		    errnum);
 }

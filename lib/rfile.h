@@ -53,4 +53,15 @@ int rfile_check(const char *path, size_t max, char *err, size_t errlen);
 char *rfile_load(const char *path, size_t max, size_t *len, char *err,
 		 size_t errlen, int *errnum);
 
+/*
+ * rfile_load for a file an operator may also hand over as a pipe (the
+ * daemon's own config: `-c <(generate)`, a FIFO): a FIFO is read too,
+ * waiting for its writer and its end of file for fifo_ms at most in all
+ * ("cannot read: no end of file within N s (fifo)" after that), never
+ * blocking past it. Anything else but a regular file is refused as by
+ * rfile_load.
+ */
+char *rfile_load_stream(const char *path, size_t max, int fifo_ms, size_t *len,
+			char *err, size_t errlen, int *errnum);
+
 #endif

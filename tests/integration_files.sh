@@ -51,6 +51,25 @@ check_rejects fifo_profile \
 	"fifo_profile.yaml:5:16: targets[0].gnmi.profile: \"$WORK/fifo\": not a regular file (fifo)"
 pass "--check-config refuses a FIFO or a device as ca, key or profile"
 
+# The daemon's own config may come through a pipe (-c <(generate)):
+# read from a FIFO once its writer comes; a device is still refused.
+mkfifo "$WORK/cfg.fifo"
+printf 'targets:\n  - name: leaf1\n    gnmi: {address: "127.0.0.1:1", insecure: true}\n' \
+	>"$WORK/cfg.fifo" &
+st=0
+timeout 20 "$FABMOND" --check-config -c "$WORK/cfg.fifo" >"$WORK/cfgfifo.out" 2>&1 ||
+	st=$?
+[ "$st" = 0 ] || fail "a config through a FIFO: exit $st: $(cat "$WORK/cfgfifo.out")"
+grep -q "configuration OK (1 target)" "$WORK/cfgfifo.out" ||
+	fail "a config through a FIFO: $(cat "$WORK/cfgfifo.out")"
+st=0
+timeout 20 "$FABMOND" --check-config -c /dev/zero >/dev/null 2>"$WORK/cfgzero.err" ||
+	st=$?
+[ "$st" != 0 ] && [ "$st" != 124 ] &&
+	grep -qF "not a regular file (character device)" "$WORK/cfgzero.err" ||
+	fail "/dev/zero as the config: exit $st: $(cat "$WORK/cfgzero.err")"
+pass "the config itself may come through a FIFO; a device is refused"
+
 st=0
 timeout 20 "$FABMOND" -f -c "$WORK/fifo_ca.yaml" 2>"$WORK/start_ca.log" || st=$?
 [ "$st" = 124 ] && fail "fabmond hung at start on a FIFO ca"
