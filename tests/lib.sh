@@ -101,14 +101,15 @@ start_snmpsim() {
 	PIDS="$PIDS $!"
 }
 
-# stop_pid PID: SIGTERM, then wait for it; sets STOP_STATUS to its exit
-# status (not in a subshell: only the parent shell can wait for it).
-# A process still running 10 s after SIGTERM is killed (status 137):
-# a hang guard, not a timing check. STOP_SECONDS is how long it took.
+# stop_pid PID [GUARD]: SIGTERM, then wait for it; sets STOP_STATUS to
+# its exit status (not in a subshell: only the parent shell can wait for
+# it). A process still running GUARD seconds (default 10) after SIGTERM
+# is killed (status 137): a hang guard, not a timing check. STOP_SECONDS
+# is how long it took.
 stop_pid() {
 	_t0=$(date +%s.%N)
 	kill -TERM "$1"
-	(sleep 10 && kill -KILL "$1" 2>/dev/null) &
+	(sleep "${2:-10}" && kill -KILL "$1" 2>/dev/null) &
 	_guard=$!
 	STOP_STATUS=0
 	wait "$1" || STOP_STATUS=$?
