@@ -43,10 +43,12 @@ tests_check_gnmi_profile_LDADD = $(TEST_LIBS)
 tests_check_gnmi_target_SOURCES = tests/check_gnmi_target.c tests/grpc_down.h
 tests_check_gnmi_target_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_target_LDADD = libgnmi_target.a $(TEST_LIBS)
-tests_check_gnmi_collector_SOURCES = tests/check_gnmi_collector.c tests/grpc_down.h
+tests_check_gnmi_collector_SOURCES = tests/check_gnmi_collector.c \
+	tests/gnmi_fixture.h tests/grpc_down.h
 tests_check_gnmi_collector_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_collector_LDADD = libgnmi_target.a $(TEST_LIBS)
-tests_check_gnmi_reconnect_SOURCES = tests/check_gnmi_reconnect.c tests/grpc_down.h
+tests_check_gnmi_reconnect_SOURCES = tests/check_gnmi_reconnect.c \
+	tests/gnmi_fixture.h tests/grpc_down.h
 tests_check_gnmi_reconnect_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) $(PROTOBUFC_CFLAGS)
 tests_check_gnmi_reconnect_LDADD = libgnmi_target.a $(TEST_LIBS)
 tests_check_gnmi_wire_SOURCES = tests/check_gnmi_wire.c

@@ -5,7 +5,7 @@
  * real store through the shipped profiles; the last tests run the
  * fabmond binary against it and read /metrics and /api/v1/incidents
  * over HTTP (a SONiC switch held paused by a neighbour outside the
- * view).
+ * view). The target, collector and waits are gnmi_fixture.h's.
  *
  * Waits are bounded polls (a hang guard, not a timing check): each
  * condition is awaited for up to WAIT_S seconds.
@@ -21,7 +21,7 @@
 #include "store.h"
 #include "target.h"
 
-#include "grpc_down.h"
+#include "gnmi_fixture.h"
 
 #include <check.h>
 #include <curl/curl.h>
@@ -39,101 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WAIT_S	 20
-#define T0	 INT64_C(1800000000000000000) /* a tick timestamp, ns */
-#define NS_PER_S INT64_C(1000000000)
+#define T0 INT64_C(1800000000000000000) /* a tick timestamp, ns */
 
 #define PFC3                                                             \
 	"/interfaces/interface[name=Ethernet1]/ethernet/pfc/priorities/" \
 	"priority[index=3]/state/"
 #define OCTETS "/interfaces/interface[name=Ethernet1]/state/counters/in-octets"
-
-static struct gnmi_target_loop *loop;
-static struct gnmi_target *tgt;
-static struct store *st;
-static struct health *hl;
-static void *col;
-static struct cfg *cfg;
-static char tmpdir[64];
-
-static const char *srcdir(void)
-{
-	const char *s = getenv("top_srcdir");
-	return s && *s ? s : ".";
-}
-
-static void setup(void)
-{
-	st = store_new(NULL);
-	hl = health_new();
-	loop = gnmi_target_loop_new();
-	ck_assert_ptr_nonnull(loop);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fabmon-gnmi-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-	if (col)
-		gnmi_collector_ops.stop(col);
-	col = NULL;
-	gnmi_target_free(tgt);
-	tgt = NULL;
-	gnmi_target_loop_free(loop);
-	loop = NULL;
-	/* gRPC's own last references go after ours (grpc_down.h). */
-	ck_assert_msg(test_grpc_wait_down(20000),
-		      "gRPC still initialised: something was not released");
-	cfg_free(cfg);
-	cfg = NULL;
-	health_free(hl);
-	store_free(st);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static void start_target(const struct gnmi_target_options *extra)
-{
-	struct gnmi_target_options o;
-	char err[256];
-	if (extra)
-		o = *extra;
-	else
-		gnmi_target_options_init(&o);
-	o.address = "127.0.0.1:0";
-	tgt = gnmi_target_new(loop, &o, err, sizeof err);
-	ck_assert_msg(tgt != NULL, "target: %s", err);
-}
-
-/* Loads a config made of fmt (with the target's port in %d, first). */
-static struct cfg *load_cfg(const char *fmt, ...)
-{
-	char text[4096], full[4400], err[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	snprintf(full, sizeof full, "profiles_dir: %s/etc/profiles\n%s",
-		 srcdir(), text);
-	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "test.yaml", full,
-					strlen(full), err, sizeof err);
-	ck_assert_msg(c != NULL, "config: %s\n%s", err, full);
-	return c;
-}
-
-static void start_collector(struct cfg *c)
-{
-	cfg = c;
-	struct collector_env env = { .store = st, .health = hl };
-	ck_assert_int_eq(gnmi_collector_ops.start(&env, cfg, &col), 0);
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
 
 /* One series' copy, if it exists. */
 static bool read_series(const char *dev, const char *port, enum fm_counter c,
@@ -167,29 +78,6 @@ static bool rate_is(const char *dev, const char *port, enum fm_counter c,
 	       fabs(s.rate - want) < 1e-6 * (fabs(want) + 1);
 }
 
-/* The health entry of target "leaf1" protocol gnmi, copied. */
-static struct health_target_info info;
-
-static bool get_info(const char *target)
-{
-	struct health_target_info *v = NULL;
-	size_t n = health_snapshot(hl, &v);
-	bool found = false;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(v[i].target, target) == 0 &&
-		    strcmp(v[i].protocol, "gnmi") == 0) {
-			free(info.target);
-			free(info.protocol);
-			free(info.last_error);
-			info = v[i];
-			v[i].target = v[i].protocol = v[i].last_error = NULL;
-			found = true;
-		}
-	}
-	health_snapshot_free(v, n);
-	return found;
-}
-
 /* Health entries of target, whatever the protocol. */
 static size_t n_entries(const char *target)
 {
@@ -206,16 +94,6 @@ static bool error_contains(const char *target, const char *text)
 	return get_info(target) && !info.up && info.last_error &&
 	       strstr(info.last_error, text);
 }
-
-#define WAIT_FOR(cond, ...)                                \
-	do {                                               \
-		int waited_ = 0;                           \
-		while (!(cond) && waited_ < WAIT_S * 50) { \
-			sleep_ms(20);                      \
-			waited_++;                         \
-		}                                          \
-		ck_assert_msg((cond), __VA_ARGS__);        \
-	} while (0)
 
 static void set_pfc(uint64_t frames, uint64_t paused_ns, int64_t ts)
 {
@@ -781,20 +659,6 @@ START_TEST(test_a_new_pg_in_the_map_is_subscribed)
 }
 END_TEST
 
-/* Lines of file that contain text. */
-static int lines_with(const char *file, const char *text)
-{
-	FILE *f = fopen(file, "r");
-	char line[1024];
-	int n = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof line, f))
-		n += strstr(line, text) != NULL;
-	fclose(f);
-	return n;
-}
-
 /* The map sent again (same ids, another order, another field moved
  * to a listed id) does not resubscribe the objects; a change that
  * adds two PGs at once resubscribes once. */
@@ -1229,7 +1093,7 @@ static Suite *gnmi_collector_suite(void)
 {
 	Suite *s = suite_create("gnmi_collector");
 	TCase *tc = tcase_create("collector");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, gnmi_fix_setup, gnmi_fix_teardown);
 	tcase_set_timeout(tc, 90);
 	tcase_add_test(tc, test_stream_values_reach_the_store_converted);
 	tcase_add_test(tc, test_once_mode_collects_every_interval);

@@ -5,7 +5,7 @@
  * Subscribe, sends the sync_response and ends the stream with
  * UNAVAILABLE (gnmi_target_set_end_after_sync), as a switch does that
  * drops its streams once synchronised; the real collector runs against
- * it with its log in a file.
+ * it with its log in a file (the fixture is gnmi_fixture.h's).
  *
  * No assertion depends on speed: counts are bounded by what the
  * backoff schedule allows in the time the test measured (load only
@@ -24,7 +24,7 @@
 #include "store.h"
 #include "target.h"
 
-#include "grpc_down.h"
+#include "gnmi_fixture.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -35,18 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_S INT64_C(1000000000)
-#define WAIT_S	 20
 /* The longest scheduled wait (60 s backoff) and some: a hang guard. */
 #define WAIT_RETRY_S 75
 
-static struct gnmi_target_loop *loop;
-static struct gnmi_target *tgt;
-static struct store *st;
-static struct health *hl;
-static void *col;
-static struct cfg *cfg;
-static char tmpdir[64];
 static char log_path[128];
 static int logfd = -1;
 
@@ -57,31 +48,15 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
-
 static void setup(void)
 {
-	st = store_new(NULL);
-	hl = health_new();
-	loop = gnmi_target_loop_new();
-	ck_assert_ptr_nonnull(loop);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fabmon-reconnect-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	gnmi_fix_setup();
 	snprintf(log_path, sizeof log_path, "%s/log", tmpdir);
 	logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(logfd, 0);
 	log_set_fd(logfd);
 
-	struct gnmi_target_options o;
-	char err[256];
-	gnmi_target_options_init(&o);
-	o.address = "127.0.0.1:0";
-	tgt = gnmi_target_new(loop, &o, err, sizeof err);
-	ck_assert_msg(tgt != NULL, "target: %s", err);
+	start_target(NULL);
 	/* A counter, so that a stream that stays gets samples. */
 	ck_assert_int_eq(
 	    gnmi_target_set_uint(tgt,
@@ -95,34 +70,14 @@ static void setup(void)
 
 static void teardown(void)
 {
-	if (col)
-		gnmi_collector_ops.stop(col);
-	col = NULL;
-	gnmi_target_free(tgt);
-	tgt = NULL;
-	gnmi_target_loop_free(loop);
-	loop = NULL;
-	/* gRPC's own last references go after ours (grpc_down.h). */
-	ck_assert_msg(test_grpc_wait_down(20000),
-		      "gRPC still initialised: something was not released");
-	cfg_free(cfg);
-	cfg = NULL;
-	health_free(hl);
-	store_free(st);
+	gnmi_fix_teardown();
 	log_set_fd(-1);
 	close(logfd);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
 }
 
-static void start_collector(void)
+static void start_leaf1(void)
 {
-	const char *s = getenv("top_srcdir");
-	char text[2048], err[512];
-	snprintf(
-	    text, sizeof text,
-	    "profiles_dir: %s/etc/profiles\n"
+	start_collector(load_cfg(
 	    "targets:\n"
 	    "  - name: leaf1\n"
 	    "    gnmi:\n"
@@ -132,65 +87,19 @@ static void start_collector(void)
 	    "      subscriptions:\n"
 	    "        - path: /interfaces/interface[name=*]/state/counters\n"
 	    "          sample_interval: 100ms\n",
-	    s && *s ? s : ".", gnmi_target_port(tgt));
-	cfg = cfg_load_buffer(fabmond_cfg_schema(), "test.yaml", text,
-			      strlen(text), err, sizeof err);
-	ck_assert_msg(cfg != NULL, "config: %s", err);
-	struct collector_env env = { .store = st, .health = hl };
-	ck_assert_int_eq(gnmi_collector_ops.start(&env, cfg, &col), 0);
-}
-
-/* leaf1's health entry, copied into info (its strings freed later). */
-static struct health_target_info info;
-
-static bool get_info(void)
-{
-	struct health_target_info *v = NULL;
-	size_t n = health_snapshot(hl, &v);
-	bool found = false;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(v[i].target, "leaf1") == 0 &&
-		    strcmp(v[i].protocol, "gnmi") == 0) {
-			free(info.target);
-			free(info.protocol);
-			free(info.last_error);
-			info = v[i];
-			v[i].target = v[i].protocol = v[i].last_error = NULL;
-			found = true;
-		}
-	}
-	health_snapshot_free(v, n);
-	return found;
+	    gnmi_target_port(tgt)));
 }
 
 static uint64_t counter(enum health_counter c)
 {
-	ck_assert(get_info());
+	ck_assert(get_info("leaf1"));
 	return info.counters[c];
 }
 
-#define WAIT_FOR(secs, cond, ...)                        \
-	do {                                             \
-		int waited_ = 0;                         \
-		while (!(cond) && waited_ < (secs)*50) { \
-			sleep_ms(20);                    \
-			waited_++;                       \
-		}                                        \
-		ck_assert_msg((cond), __VA_ARGS__);      \
-	} while (0)
-
 /* Lines of the log that contain text. */
-static int lines_with(const char *text)
+static int log_lines_with(const char *text)
 {
-	FILE *f = fopen(log_path, "r");
-	char line[1024];
-	int n = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof line, f))
-		n += strstr(line, text) != NULL;
-	fclose(f);
-	return n;
+	return lines_with(log_path, text);
 }
 
 /*
@@ -228,9 +137,8 @@ static int max_complaints(int64_t elapsed_ns)
 START_TEST(test_streams_ending_after_sync_back_off_and_log_rarely)
 {
 	int64_t t0 = now_ns();
-	start_collector();
-	WAIT_FOR(WAIT_S, counter(HEALTH_C_RECONNECTS) >= 1,
-		 "the stream never ended");
+	start_leaf1();
+	WAIT_FOR(counter(HEALTH_C_RECONNECTS) >= 1, "the stream never ended");
 	/* Each stream was up (it delivered its sync_response)... */
 	ck_assert_ptr_nonnull(strstr(info.last_error, "fault hook"));
 	while (now_ns() - t0 < 8 * NS_PER_S)
@@ -246,13 +154,13 @@ START_TEST(test_streams_ending_after_sync_back_off_and_log_rarely)
 	ck_assert_uint_ge(info.counters[HEALTH_C_RECONNECTS], 1);
 	/* One complaint, rate-limited; no recovery lines for streams
 	 * that did not last, nor a "subscribing" line per retry. */
-	int complaints = lines_with("leaf1: UNAVAILABLE");
+	int complaints = log_lines_with("leaf1: UNAVAILABLE");
 	ck_assert_int_ge(complaints, 1);
 	ck_assert_msg(complaints <= max_complaints(elapsed),
 		      "%d failure lines in %.1f s", complaints,
 		      (double)elapsed / 1e9);
-	ck_assert_int_eq(lines_with("leaf1: streaming again"), 0);
-	ck_assert_int_eq(lines_with("leaf1: subscribing"), 1);
+	ck_assert_int_eq(log_lines_with("leaf1: streaming again"), 0);
+	ck_assert_int_eq(log_lines_with("leaf1: subscribing"), 1);
 }
 END_TEST
 
@@ -269,18 +177,17 @@ static long long retry_in_s(void)
 
 START_TEST(test_a_stream_healthy_for_a_while_resets_the_backoff)
 {
-	start_collector();
+	start_leaf1();
 	/* Four short streams: the backoff is at 8 s (the snapshot may show
 	 * the third failure's wait, 2 to 4 s), the next at 16 s. */
-	WAIT_FOR(WAIT_S, counter(HEALTH_C_ERRORS) >= 4,
-		 "the streams did not end");
+	WAIT_FOR(counter(HEALTH_C_ERRORS) >= 4, "the streams did not end");
 	ck_assert_int_ge(retry_in_s(), 2);
 	/* The target recovers: the next stream stays. The collector
 	 * judges it healthy after 10 s of messages (100 ms samples). */
 	gnmi_target_set_end_after_sync(tgt, false);
-	WAIT_FOR(WAIT_RETRY_S, lines_with("leaf1: streaming again") == 1,
-		 "the stream was never judged healthy");
-	ck_assert(get_info());
+	WAIT_FOR_S(WAIT_RETRY_S, log_lines_with("leaf1: streaming again") == 1,
+		   "the stream was never judged healthy");
+	ck_assert(get_info("leaf1"));
 	ck_assert(info.up);
 	uint64_t errors = info.counters[HEALTH_C_ERRORS];
 
@@ -288,7 +195,7 @@ START_TEST(test_a_stream_healthy_for_a_while_resets_the_backoff)
 	 * its first failure, 2 s after the second (should the test look
 	 * late), where the grown backoff would wait 8 s or more. */
 	ck_assert_int_eq(gnmi_target_stop(tgt), 0);
-	WAIT_FOR(WAIT_S, get_info() && !info.up && retry_in_s() >= 0,
+	WAIT_FOR(get_info("leaf1") && !info.up && retry_in_s() >= 0,
 		 "the stop was not seen");
 	uint64_t k = info.counters[HEALTH_C_ERRORS] - errors;
 	ck_assert_uint_ge(k, 1);
@@ -296,8 +203,8 @@ START_TEST(test_a_stream_healthy_for_a_while_resets_the_backoff)
 		      "after a healthy stream and %llu failures: %s",
 		      (unsigned long long)k, info.last_error);
 	ck_assert_int_eq(gnmi_target_start(tgt), 0);
-	WAIT_FOR(WAIT_RETRY_S, gnmi_target_stream_count(tgt) == 1,
-		 "no stream after the restart");
+	WAIT_FOR_S(WAIT_RETRY_S, gnmi_target_stream_count(tgt) == 1,
+		   "no stream after the restart");
 }
 END_TEST
 

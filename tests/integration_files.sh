@@ -78,18 +78,12 @@ grep -qF "not a regular file (fifo)" "$WORK/start_ca.log" ||
 	fail "no reason in the log: $(cat "$WORK/start_ca.log")"
 pass "fabmond does not start with a FIFO ca, and says why"
 
-# stop_bounded PID: SIGTERM, then wait; fails unless it exited 0 within
-# 20 s (a hang guard: shutdown is bounded well below it).
+# stop_bounded PID: stop_pid with a 20 s guard; fails unless it exited 0
+# (a hang guard: shutdown is bounded well below it).
 stop_bounded() {
-	kill -TERM "$1"
-	(sleep 20 && kill -KILL "$1" 2>/dev/null) &
-	_guard=$!
-	_st=0
-	wait "$1" || _st=$?
-	kill "$_guard" 2>/dev/null
-	wait "$_guard" 2>/dev/null
-	PIDS=$(echo "$PIDS" | sed "s/\b$1\b//")
-	[ "$_st" = 0 ] || fail "fabmond did not stop on SIGTERM (status $_st)"
+	stop_pid "$1" 20
+	[ "$STOP_STATUS" = 0 ] ||
+		fail "fabmond did not stop on SIGTERM (status $STOP_STATUS)"
 }
 
 api_field() { # TARGET PROTOCOL FIELD

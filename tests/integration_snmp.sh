@@ -23,30 +23,12 @@ SERVE="$top_builddir/tests/sim_snmp_serve"
 [ -x "$PROBE" ] || fail "$PROBE not built"
 REC="$top_srcdir/tests/data/snmprec"
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # ---- agents ----
 # snmpsim: one community per recording (its file name).
-mkdir -p "$WORK/snmpsim/data" "$WORK/snmpsim/cache"
+mkdir -p "$WORK/snmpsim/data"
 cp "$REC"/arista_eos.snmprec "$REC"/dell-sonic.snmprec \
 	"$REC"/cumulus_mellanox.snmprec "$WORK/snmpsim/data/"
-SIM_PORT=$(free_port)
-set -- --data-dir="$WORK/snmpsim/data" --cache-dir="$WORK/snmpsim/cache" \
-	--agent-udpv4-endpoint="127.0.0.1:$SIM_PORT" \
-	--logging-method=file:"$WORK/snmpsim/snmpsim.log"
-if [ "$(id -u)" -eq 0 ]; then
-	# snmpsim refuses to run as root; its files must be readable.
-	chmod 755 "$WORK" "$WORK/snmpsim" "$WORK/snmpsim/data"
-	chmod 644 "$WORK/snmpsim/data"/*
-	chmod 777 "$WORK/snmpsim/cache"
-	: >"$WORK/snmpsim/snmpsim.log"
-	chmod 666 "$WORK/snmpsim/snmpsim.log"
-	set -- "$@" --process-user=nobody --process-group=nogroup
-fi
-snmpsimd "$@" >"$WORK/snmpsim.log" 2>&1 &
-PIDS="$PIDS $!"
+start_snmpsim
 
 # Two broken agents: one reads and drops, one answers random bytes.
 cat >"$WORK/bad_agent.py" <<'PY'

@@ -12,7 +12,7 @@
 command -v snmpsimd >/dev/null 2>&1 || skip "snmpsim (snmpsimd) not installed"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 
-mkdir -p "$WORK/snmpsim/data" "$WORK/snmpsim/cache"
+mkdir -p "$WORK/snmpsim/data"
 cat >"$WORK/snmpsim/data/hc32.snmprec" <<'EOF2'
 1.3.6.1.2.1.1.2.0|6|1.3.6.1.4.1.8072.3.2.10
 1.3.6.1.2.1.1.3.0|67|1000
@@ -26,21 +26,7 @@ cat >"$WORK/snmpsim/data/hc32.snmprec" <<'EOF2'
 1.3.6.1.2.1.31.1.1.1.10.1|70|5000000000
 1.3.6.1.2.1.31.1.1.1.10.2|70|6000000000
 EOF2
-SIM_PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-set -- --data-dir="$WORK/snmpsim/data" --cache-dir="$WORK/snmpsim/cache" \
-	--agent-udpv4-endpoint="127.0.0.1:$SIM_PORT" \
-	--logging-method=file:"$WORK/snmpsim/snmpsim.log"
-if [ "$(id -u)" -eq 0 ]; then
-	# snmpsim refuses to run as root; its files must be readable.
-	chmod 755 "$WORK" "$WORK/snmpsim" "$WORK/snmpsim/data"
-	chmod 644 "$WORK/snmpsim/data"/*
-	chmod 777 "$WORK/snmpsim/cache"
-	: >"$WORK/snmpsim/snmpsim.log"
-	chmod 666 "$WORK/snmpsim/snmpsim.log"
-	set -- "$@" --process-user=nobody --process-group=nogroup
-fi
-snmpsimd "$@" >"$WORK/snmpsim.out" 2>&1 &
-PIDS="$PIDS $!"
+start_snmpsim
 wait_for 60 snmpget -v2c -c hc32 -t 1 -r 0 "127.0.0.1:$SIM_PORT" \
 	1.3.6.1.2.1.1.3.0 || fail "snmpsim did not answer"
 

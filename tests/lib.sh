@@ -72,14 +72,44 @@ start_fabmond() {
 	[ -n "$FABMOND_PORT" ] || fail "$_name: no port in the log"
 }
 
-# stop_pid PID: SIGTERM, then wait for it; sets STOP_STATUS to its exit
-# status (not in a subshell: only the parent shell can wait for it).
-# A process still running 10 s after SIGTERM is killed (status 137):
-# a hang guard, not a timing check. STOP_SECONDS is how long it took.
+# free_port: prints a UDP port of 127.0.0.1 free a moment ago.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_snmpsim: starts snmpsimd on 127.0.0.1, a free UDP port, serving
+# the recordings the caller put in $WORK/snmpsim/data (one community per
+# file, its name); sets SIM_PORT and adds the agent to PIDS. Its output
+# goes to $WORK/snmpsim.log, its own log to $WORK/snmpsim/snmpsim.log.
+# snmpsim indexes its files at start: the caller waits until it answers.
+start_snmpsim() {
+	mkdir -p "$WORK/snmpsim/data" "$WORK/snmpsim/cache"
+	SIM_PORT=$(free_port)
+	set -- --data-dir="$WORK/snmpsim/data" --cache-dir="$WORK/snmpsim/cache" \
+		--agent-udpv4-endpoint="127.0.0.1:$SIM_PORT" \
+		--logging-method=file:"$WORK/snmpsim/snmpsim.log"
+	if [ "$(id -u)" -eq 0 ]; then
+		# snmpsim refuses to run as root; its files must be readable.
+		chmod 755 "$WORK" "$WORK/snmpsim" "$WORK/snmpsim/data"
+		chmod 644 "$WORK/snmpsim/data"/*
+		chmod 777 "$WORK/snmpsim/cache"
+		: >"$WORK/snmpsim/snmpsim.log"
+		chmod 666 "$WORK/snmpsim/snmpsim.log"
+		set -- "$@" --process-user=nobody --process-group=nogroup
+	fi
+	snmpsimd "$@" >"$WORK/snmpsim.log" 2>&1 &
+	PIDS="$PIDS $!"
+}
+
+# stop_pid PID [GUARD]: SIGTERM, then wait for it; sets STOP_STATUS to
+# its exit status (not in a subshell: only the parent shell can wait for
+# it). A process still running GUARD seconds (default 10) after SIGTERM
+# is killed (status 137): a hang guard, not a timing check. STOP_SECONDS
+# is how long it took.
 stop_pid() {
 	_t0=$(date +%s.%N)
 	kill -TERM "$1"
-	(sleep 10 && kill -KILL "$1" 2>/dev/null) &
+	(sleep "${2:-10}" && kill -KILL "$1" 2>/dev/null) &
 	_guard=$!
 	STOP_STATUS=0
 	wait "$1" || STOP_STATUS=$?
