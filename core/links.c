@@ -21,6 +21,7 @@
 
 #include "cfg.h"
 #include "mem.h"
+#include "strmap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -39,18 +40,6 @@ struct smap {
 	size_t *vals;
 	size_t cap, used; /* cap: power of two or 0 */
 };
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	h ^= h >> 31;
-	h *= 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
 
 static void smap_free(struct smap *m)
 {
@@ -71,7 +60,7 @@ static bool smap_find(const struct smap *m, const char *key, size_t *val)
 	if (!m->cap)
 		return false;
 	size_t mask = m->cap - 1;
-	for (size_t i = str_hash(key) & mask; m->keys[i]; i = (i + 1) & mask)
+	for (size_t i = strmap_hash(key) & mask; m->keys[i]; i = (i + 1) & mask)
 		if (strcmp(m->keys[i], key) == 0) {
 			if (val)
 				*val = m->vals[i];
@@ -101,7 +90,7 @@ static void smap_put(struct smap *m, const char *key, size_t val)
 	if ((m->used + 1) * 4 > m->cap * 3)
 		smap_grow(m);
 	size_t mask = m->cap - 1;
-	size_t i = str_hash(key) & mask;
+	size_t i = strmap_hash(key) & mask;
 	for (; m->keys[i]; i = (i + 1) & mask)
 		if (strcmp(m->keys[i], key) == 0)
 			break;
@@ -138,7 +127,7 @@ static void smap_del(struct smap *m, const char *key)
 	if (!m->cap)
 		return;
 	size_t mask = m->cap - 1;
-	size_t i = str_hash(key) & mask;
+	size_t i = strmap_hash(key) & mask;
 	for (; m->keys[i]; i = (i + 1) & mask)
 		if (strcmp(m->keys[i], key) == 0)
 			break;
@@ -149,7 +138,7 @@ static void smap_del(struct smap *m, const char *key)
 		j = (j + 1) & mask;
 		if (!m->keys[j])
 			break;
-		size_t home = str_hash(m->keys[j]) & mask;
+		size_t home = strmap_hash(m->keys[j]) & mask;
 		bool movable =
 		    j > i ? (home <= i || home > j) : (home <= i && home > j);
 		if (movable) {
@@ -362,8 +351,8 @@ static char *lldp_remote(const struct links *l, const struct lldp_ent *e)
 static uint64_t link_hash(const char *a, const char *b)
 {
 	/* Symmetric in a and b: a link is the same from either end. */
-	return str_hash(a) * 0x9e3779b97f4a7c15ull ^
-	       str_hash(b) * 0x9e3779b97f4a7c15ull;
+	return strmap_hash(a) * 0x9e3779b97f4a7c15ull ^
+	       strmap_hash(b) * 0x9e3779b97f4a7c15ull;
 }
 
 static void add_eff(struct links *l, char *a, char *b, enum links_source src,
@@ -409,7 +398,7 @@ static void rebuild(struct links *l)
 	}
 	for (size_t i = 0; i < l->n_rails; i++)
 		for (size_t k = 0; k < l->rails[i].n_leaves; k++)
-			fp += str_hash(l->rails[i].leaves[k]) * (i + 7);
+			fp += strmap_hash(l->rails[i].leaves[k]) * (i + 7);
 	if (fp != l->fingerprint) {
 		l->fingerprint = fp;
 		l->generation++;

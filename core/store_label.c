@@ -11,24 +11,12 @@
 #include "store_int.h"
 
 #include "mem.h"
+#include "strmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Labels. */
-
-static uint32_t store_str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 32;
-	return (uint32_t)h;
-}
 
 static struct store_label_ent *store_label_ent(const struct store *st,
 					       store_label id)
@@ -92,7 +80,7 @@ store_label store_intern(struct store *st, const char *s)
 {
 	if (!s)
 		return 0;
-	uint32_t h = store_str_hash(s);
+	uint32_t h = (uint32_t)strmap_hash(s);
 	store_label id = 0;
 
 	pthread_mutex_lock(&st->label_lock);

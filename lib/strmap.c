@@ -26,8 +26,7 @@ struct strmap {
 	size_t cap, used; /* cap: a power of two */
 };
 
-/* FNV-1a with a final mix, so that the low bits index well. */
-static uint64_t hash_str(const char *s)
+uint64_t strmap_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (; *s; s++) {
@@ -89,7 +88,7 @@ static void grow(struct strmap *m)
 
 bool strmap_add(struct strmap *m, const char *key, size_t val, size_t *old)
 {
-	uint64_t h = hash_str(key);
+	uint64_t h = strmap_hash(key);
 	struct slot *s = find(m, key, h);
 	if (s->key) {
 		if (old)
@@ -109,7 +108,7 @@ bool strmap_add(struct strmap *m, const char *key, size_t val, size_t *old)
 
 bool strmap_get(const struct strmap *m, const char *key, size_t *val)
 {
-	const struct slot *s = find(m, key, hash_str(key));
+	const struct slot *s = find(m, key, strmap_hash(key));
 	if (!s->key)
 		return false;
 	if (val)

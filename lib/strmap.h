@@ -12,11 +12,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct strmap;
 
 /* A new empty map sized for about hint keys (0: grows from small).
  * Never NULL (allocations abort on OOM). */
+/* The map's string hash: FNV-1a with a final mix, so that the low bits
+ * index well (for other open-addressed tables keyed by strings too). */
+uint64_t strmap_hash(const char *s);
+
 struct strmap *strmap_new(size_t hint);
 /* Frees the map (not its keys); NULL is a no-op. */
 void strmap_free(struct strmap *m);
