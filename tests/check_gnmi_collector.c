@@ -459,6 +459,17 @@ START_TEST(test_sonic_counters_db_json_ietf_maps_through_the_profile)
 }
 END_TEST
 
+/* A target that behaves like sonic-gnmi: JSON encodings only, sample
+ * intervals under 1 s refused. */
+static void start_sonic_target(void)
+{
+	struct gnmi_target_options o;
+	gnmi_target_options_init(&o);
+	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
+	o.min_sample_interval_ns = NS_PER_S;
+	start_target(&o);
+}
+
 /*
  * SONiC's port speeds: COUNTERS_DB has none, the sonic profile reads
  * them from APPL_DB's PORT_TABLE on its second stream (10 s samples).
@@ -468,11 +479,7 @@ END_TEST
  */
 START_TEST(test_sonic_port_speed_arrives_from_appl_db)
 {
-	struct gnmi_target_options o;
-	gnmi_target_options_init(&o);
-	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
-	o.min_sample_interval_ns = NS_PER_S;
-	start_target(&o);
+	start_sonic_target();
 	ck_assert_int_eq(
 	    gnmi_target_set_json(tgt, "COUNTERS/Ethernet8",
 				 "{\"SAI_PORT_STAT_PFC_3_RX_PKTS\":\"5\"}"),
@@ -516,11 +523,7 @@ END_TEST
  * hot. */
 START_TEST(test_helper_stream_failure_leaves_the_switch_up)
 {
-	struct gnmi_target_options o;
-	gnmi_target_options_init(&o);
-	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
-	o.min_sample_interval_ns = NS_PER_S;
-	start_target(&o);
+	start_sonic_target();
 	ck_assert_int_eq(
 	    gnmi_target_set_json(tgt, "COUNTERS/Ethernet0",
 				 "{\"SAI_PORT_STAT_PFC_3_RX_PKTS\":"
@@ -586,11 +589,7 @@ static const char *pg_cfg = "targets:\n"
 
 static void start_pg_target(const char *map)
 {
-	struct gnmi_target_options o;
-	gnmi_target_options_init(&o);
-	o.encodings = GNMI_TARGET_ENC_JSON | GNMI_TARGET_ENC_JSON_IETF;
-	o.min_sample_interval_ns = NS_PER_S;
-	start_target(&o);
+	start_sonic_target();
 	ck_assert_int_eq(gnmi_target_set_json(tgt, "COUNTERS_PG_NAME_MAP", map),
 			 0);
 	set_pg(PG_E0_3, 803);
