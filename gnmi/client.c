@@ -22,11 +22,13 @@
  * whatever the draw). A stream that ends soon after it started is a
  * failure like a refused connect: the backoff is reset, and the
  * failures forgotten, only once a stream has delivered for
- * max(STABLE_MIN_NS, its watchdog period) or a ONCE has been answered.
- * So a target that drops every stream after its sync_response is
- * retried at 1, 2, 4 ... 60 s rather than every second, and its
- * failures share one rate-limited complaint (log_complain) rather than
- * a failure line and a recovery line each.
+ * max(STABLE_MIN_NS, its watchdog period), still delivering at its end,
+ * or a ONCE has been answered. So a target that drops every stream
+ * after its sync_response is retried at 1, 2, 4 ... 60 s rather than
+ * every second, and its failures share one rate-limited complaint
+ * (log_complain) rather than a failure line and a recovery line each.
+ * Silence is treated alike: the watchdog's first cancel after a healthy
+ * stream resubscribes at once, the ones after it take the backoff.
  *
  * A call is over when its status batch has completed and no
  * other batch is pending; only then is it unreferenced (grpc-core-c.md
@@ -359,6 +361,32 @@ static void mark_up(struct gtarget *t)
 	health_target_set_up(t->health, true, NULL);
 }
 
+/* How long t's stream must deliver to count as healthy. */
+static int64_t stable_period(const struct gtarget *t)
+{
+	return t->watchdog_ns > STABLE_MIN_NS ? t->watchdog_ns : STABLE_MIN_NS;
+}
+
+void client_check_stable(struct gtarget *t, int64_t now)
+{
+	if (!t->stable_at_ns || now < t->stable_at_ns)
+		return;
+	/* Delivering still: a message in the second half of the period.
+	 * A stream that sent its sync_response and went quiet has not
+	 * proved anything (its watchdog ends it soon; were it judged
+	 * healthy, a target silent after every sync would be resubscribed
+	 * at once, forever). A stream without a watchdog (on-change
+	 * paths only) may be quiet for good: staying open is enough. */
+	int64_t period = stable_period(t);
+	if (t->watchdog_ns && t->last_msg_ns < t->stable_at_ns - period / 2) {
+		t->stable_at_ns = t->last_msg_ns + period > now
+				      ? t->last_msg_ns + period
+				      : now + period / 2;
+		return;
+	}
+	client_mark_stable(t);
+}
+
 void client_mark_stable(struct gtarget *t)
 {
 	t->stable_at_ns = 0;
@@ -367,12 +395,6 @@ void client_mark_stable(struct gtarget *t)
 				   t->name);
 	t->failures = 0;
 	t->backoff_ns = 0;
-}
-
-/* How long t's stream must deliver to count as healthy. */
-static int64_t stable_period(const struct gtarget *t)
-{
-	return t->watchdog_ns > STABLE_MIN_NS ? t->watchdog_ns : STABLE_MIN_NS;
 }
 
 static int choose_encoding(struct gtarget *t, const Gnmi__CapabilityResponse *r,
@@ -597,6 +619,45 @@ static void recv_done(struct gtarget *t, bool ok)
 		arm_recv(t);
 }
 
+/*
+ * t's stream fell silent and its watchdog ended it. The first silence
+ * after a healthy stream is resubscribed at once on the same channel
+ * (a target that lost one subscription); silences that follow before
+ * a stream has proved healthy again are failures and take the
+ * backoff, so a target that goes quiet after every sync (or accepts
+ * and never sends) is not resubscribed every watchdog period forever,
+ * and its complaints share one rate-limited line.
+ */
+static void silent_stream(struct gtarget *t)
+{
+	long long w_s = (long long)(t->watchdog_ns / NS_PER_S);
+	long long w_ms = (long long)(t->watchdog_ns / NS_PER_MS);
+	health_target_count(t->health, HEALTH_C_RECONNECTS, 1);
+	connecting_done(t);
+	t->failures++;
+	if (t->failures == 1) {
+		t->state = GS_IDLE;
+		set_timer(t, mono_ns());
+	} else {
+		health_target_count(t->health, HEALTH_C_ERRORS, 1);
+		schedule_retry(t, false);
+	}
+	int64_t in_s = (t->t_action - mono_ns() + NS_PER_S / 2) / NS_PER_S;
+	/* Silence is not health: down until a message arrives. */
+	if (w_s >= 1)
+		health_target_set_down(t->health,
+				       "no message for %llds; resubscribing "
+				       "in %llds",
+				       w_s, (long long)in_s);
+	else
+		health_target_set_down(t->health,
+				       "no message for %lldms; resubscribing "
+				       "in %llds",
+				       w_ms, (long long)in_s);
+	log_complain(&t->complaint, LOG_LVL_WARN, "gnmi",
+		     "%s: no message for %lldms: resubscribing", t->name, w_ms);
+}
+
 /* The call is over (status in, nothing pending): decide what is next. */
 static void call_finished(struct gtarget *t)
 {
@@ -607,8 +668,7 @@ static void call_finished(struct gtarget *t)
 	bool got = t->got_message;
 	/* A stream that delivered long enough was healthy, even if the
 	 * thread has not yet looked at its timer. */
-	if (t->stable_at_ns && mono_ns() >= t->stable_at_ns)
-		client_mark_stable(t);
+	client_check_stable(t, mono_ns());
 	t->stable_at_ns = 0;
 	grpc_byte_buffer *answer = was == GS_CAPS ? t->recv_bb : NULL;
 	if (answer)
@@ -651,17 +711,7 @@ static void call_finished(struct gtarget *t)
 		t->state = GS_IDLE;
 		set_timer(t, mono_ns());
 	} else if (watchdog) {
-		/* Silent stream: resubscribe now on the same channel. */
-		health_target_count(t->health, HEALTH_C_RECONNECTS, 1);
-		log_warn("gnmi", "%s: no message for %llds: resubscribing",
-			 t->name, (long long)(t->watchdog_ns / NS_PER_S));
-		/* Silence is not health: down until a message arrives. */
-		health_target_set_down(t->health,
-				       "no message for %llds; resubscribing",
-				       (long long)(t->watchdog_ns / NS_PER_S));
-		connecting_done(t);
-		t->state = GS_IDLE;
-		set_timer(t, mono_ns());
+		silent_stream(t);
 	} else if (t->cfg->mode == CFG_GNMI_ONCE && st == GRPC_STATUS_OK) {
 		if (!got)
 			mark_up(t);

@@ -249,6 +249,10 @@ void client_connect_target(struct gtarget *t);
 void client_send_poll(struct gtarget *t);
 /* Handles the completion of operation op of t's call. */
 void client_handle_event(struct gtarget *t, enum op op, bool ok);
+/* At stable_at_ns (now is past it): if t's stream is still delivering
+ * (a message in the second half of the stable period, or no watchdog),
+ * client_mark_stable(); otherwise the judgement waits for more data. */
+void client_check_stable(struct gtarget *t, int64_t now);
 /* t's stream has delivered since stable_at_ns (now is past it): the
  * failures before it are forgotten (logged once) and the backoff
  * starts over. */

@@ -30,8 +30,7 @@ static void run_target_timers(struct gtarget *t, int64_t now)
 {
 	if (t->stopping)
 		return;
-	if (t->stable_at_ns && now >= t->stable_at_ns)
-		client_mark_stable(t);
+	client_check_stable(t, now);
 	if (t->t_action && now >= t->t_action) {
 		t->t_action = 0;
 		if (t->is_objects)

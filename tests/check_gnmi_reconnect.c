@@ -208,6 +208,41 @@ START_TEST(test_a_stream_healthy_for_a_while_resets_the_backoff)
 }
 END_TEST
 
+START_TEST(test_a_target_silent_after_sync_is_resubscribed_with_backoff)
+{
+	gnmi_target_set_end_after_sync(tgt, false);
+	start_leaf1();
+	WAIT_FOR(get_info("leaf1") && info.up, "leaf1 never came up");
+	/* The switch goes quiet: its stream stays open, sends nothing, and
+	 * so do the streams that follow (no sync_response either). The
+	 * watchdog (3 x 100 ms) ends each one. */
+	gnmi_target_set_silent(tgt, true);
+	int64_t t0 = now_ns();
+	WAIT_FOR(counter(HEALTH_C_RECONNECTS) >= 1, "the silence was not seen");
+	ck_assert(!info.up);
+	ck_assert_ptr_nonnull(strstr(info.last_error, "no message for 300ms"));
+	while (now_ns() - t0 < 8 * NS_PER_S)
+		sleep_ms(100);
+	uint64_t resubscribes = counter(HEALTH_C_RECONNECTS);
+	int64_t elapsed = now_ns() - t0;
+	/* One at once, then the backoff: at most 6 in 8 s, where
+	 * resubscribing every watchdog period made about 26. */
+	ck_assert_msg(resubscribes <= max_attempts(elapsed) + 1,
+		      "%llu resubscribes in %.1f s; at most %llu expected",
+		      (unsigned long long)resubscribes, (double)elapsed / 1e9,
+		      (unsigned long long)max_attempts(elapsed) + 1);
+	int complaints = log_lines_with("leaf1: no message for 300ms");
+	ck_assert_int_ge(complaints, 1);
+	ck_assert_msg(complaints <= max_complaints(elapsed),
+		      "%d silence lines in %.1f s", complaints,
+		      (double)elapsed / 1e9);
+	/* It speaks again: the next resubscribe brings it up. */
+	gnmi_target_set_silent(tgt, false);
+	WAIT_FOR_S(WAIT_RETRY_S, get_info("leaf1") && info.up,
+		   "leaf1 did not come back");
+}
+END_TEST
+
 static Suite *gnmi_reconnect_suite(void)
 {
 	Suite *s = suite_create("gnmi_reconnect");
@@ -218,6 +253,8 @@ static Suite *gnmi_reconnect_suite(void)
 		       test_streams_ending_after_sync_back_off_and_log_rarely);
 	tcase_add_test(tc,
 		       test_a_stream_healthy_for_a_while_resets_the_backoff);
+	tcase_add_test(
+	    tc, test_a_target_silent_after_sync_is_resubscribed_with_backoff);
 	suite_add_tcase(s, tc);
 	return s;
 }
