@@ -16,3 +16,10 @@ edit = $(SED) \
 	-e 's|@pkgdatadir[@]|$(pkgdatadir)|g' \
 	-e 's|@localstatedir[@]|$(localstatedir)|g' \
 	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g'
+
+# Prometheus rules and Grafana dashboards (doc/prometheus-grafana.md):
+# installed under $(pkgdatadir) for the operator (or a package) to link
+# into Prometheus' rule_files and Grafana's provisioning.
+prometheusrulesdir = $(pkgdatadir)/prometheus
+dist_prometheusrules_DATA = etc/prometheus/fabmon-rules.yml \
+	etc/prometheus/fabmon-alerts.yml

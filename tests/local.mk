@@ -58,3 +58,10 @@ EXTRA_DIST += tests/integration_snmp_renum.sh
 # the 32-bit fallback taken.
 TESTS += tests/integration_snmp_hc.sh
 EXTRA_DIST += tests/integration_snmp_hc.sh
+
+# The shipped Prometheus rules (promtool check/test rules on
+# tests/prometheus/*.test.yml).
+TESTS += tests/check_prometheus_rules.sh
+EXTRA_DIST += tests/check_prometheus_rules.sh \
+	tests/prometheus/fabmon-rules.test.yml \
+	tests/prometheus/fabmon-alerts.test.yml
