@@ -65,3 +65,8 @@ TESTS += tests/check_prometheus_rules.sh
 EXTRA_DIST += tests/check_prometheus_rules.sh \
 	tests/prometheus/fabmon-rules.test.yml \
 	tests/prometheus/fabmon-alerts.test.yml
+
+# The shipped Grafana dashboards: JSON model, data source variable,
+# PromQL parsed by promtool.
+TESTS += tests/check_grafana_dashboards.sh
+EXTRA_DIST += tests/check_grafana_dashboards.sh tests/dashboard_exprs.py
