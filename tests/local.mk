@@ -70,3 +70,9 @@ EXTRA_DIST += tests/check_prometheus_rules.sh \
 # PromQL parsed by promtool.
 TESTS += tests/check_grafana_dashboards.sh
 EXTRA_DIST += tests/check_grafana_dashboards.sh tests/dashboard_exprs.py
+
+# The shipped rules and dashboards evaluated on a real Prometheus
+# scraping fabmond on fabsim's demo, faults injected for the health
+# alerts.
+TESTS += tests/integration_rules_dashboards.sh
+EXTRA_DIST += tests/integration_rules_dashboards.sh tests/prom_eval.py
