@@ -37,3 +37,4 @@ etc/grafana/provisioning/dashboards/fabmon.yaml: etc/grafana/provisioning/dashbo
 	$(edit) $(srcdir)/$@.in > $@.tmp && mv $@.tmp $@
 CLEANFILES += etc/grafana/provisioning/dashboards/fabmon.yaml
 EXTRA_DIST += etc/grafana/provisioning/dashboards/fabmon.yaml.in
+EXTRA_DIST += doc/prometheus-grafana.md
