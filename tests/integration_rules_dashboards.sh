@@ -114,6 +114,7 @@ pass "a failed reload: FabmonReloadFailed goes off"
 
 # fabmond gone: the scrape fails.
 stop_pid "$FABMOND_PID"
+[ "$STOP_STATUS" = 0 ] || fail "fabmond exited with $STOP_STATUS"
 $EVAL expect "$PURL" 60 'up{job="fabmon"} == 0' \
 	'ALERTS{alertname="FabmonDown"}' || fail "fabmond stopped"
 pass "fabmond stopped: FabmonDown goes off"
