@@ -58,3 +58,21 @@ EXTRA_DIST += tests/integration_snmp_renum.sh
 # the 32-bit fallback taken.
 TESTS += tests/integration_snmp_hc.sh
 EXTRA_DIST += tests/integration_snmp_hc.sh
+
+# The shipped Prometheus rules (promtool check/test rules on
+# tests/prometheus/*.test.yml).
+TESTS += tests/check_prometheus_rules.sh
+EXTRA_DIST += tests/check_prometheus_rules.sh \
+	tests/prometheus/fabmon-rules.test.yml \
+	tests/prometheus/fabmon-alerts.test.yml
+
+# The shipped Grafana dashboards: JSON model, data source variable,
+# PromQL parsed by promtool.
+TESTS += tests/check_grafana_dashboards.sh
+EXTRA_DIST += tests/check_grafana_dashboards.sh tests/dashboard_exprs.py
+
+# The shipped rules and dashboards evaluated on a real Prometheus
+# scraping fabmond on fabsim's demo, faults injected for the health
+# alerts.
+TESTS += tests/integration_rules_dashboards.sh
+EXTRA_DIST += tests/integration_rules_dashboards.sh tests/prom_eval.py
