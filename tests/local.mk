@@ -24,6 +24,14 @@ tests_check_http_SOURCES = tests/check_http.c
 tests_check_http_CFLAGS = $(TEST_CFLAGS)
 tests_check_http_LDADD = $(TEST_LIBS)
 
+# The exporter-toolkit web config and basic auth (real PEMs and bcrypt
+# hashes from openssl and htpasswd, made at run time).
+check_PROGRAMS += tests/check_web_config
+TESTS += tests/check_web_config
+tests_check_web_config_SOURCES = tests/check_web_config.c tests/web_pki.h
+tests_check_web_config_CFLAGS = $(TEST_CFLAGS) $(LIBCRYPT_CFLAGS)
+tests_check_web_config_LDADD = $(TEST_LIBS)
+
 TESTS += tests/check_log tests/check_ytree tests/check_cfg tests/check_store \
 	tests/check_prom tests/check_http tests/integration_daemon.sh \
 	tests/integration_files.sh tests/integration_reload.sh \
