@@ -777,6 +777,21 @@ static bool same_socket(int a, int b)
 }
 
 /*
+ * GnuTLS's check of the client's certificate chain, in the handshake:
+ * none given passes (whether one is required is the request level's
+ * business), one given must verify against the trusted CAs.
+ */
+static int verify_client(gnutls_session_t ss)
+{
+	unsigned n = 0, status = 0;
+	if (!gnutls_certificate_get_peers(ss, &n) || n == 0)
+		return 0;
+	if (gnutls_certificate_verify_peers2(ss, &status) < 0 || status != 0)
+		return GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR;
+	return 0;
+}
+
+/*
  * MHD_OPTION_NOTIFY_CONNECTION (cls: the daemon's web): before the
  * handshake of a TLS connection, tells GnuTLS what the client auth type
  * asks of the client's certificate, so that a missing or unverified one
@@ -800,7 +815,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 				    ? GNUTLS_CERT_REQUIRE
 				    : GNUTLS_CERT_REQUEST);
 			if (webcfg_cert_verified(c->client_auth))
-				gnutls_session_set_verify_cert(ss, NULL, 0);
+				gnutls_session_set_verify_function(
+				    ss, verify_client);
 		}
 	}
 	http_guard_on_connection(w->s->guard, conn, socket_context, code);
@@ -882,10 +898,21 @@ static struct MHD_Daemon *start_daemon(struct http_server *s,
 	return d;
 }
 
+/*
+ * Stops a daemon without touching the listening socket it shares with
+ * the listener (and, during a reload, with the next daemon): stopping a
+ * pooled daemon shuts its socket down, which would end listening for
+ * every descriptor of it. Quiescing first hands the socket back; its
+ * descriptor (our duplicate) is closed afterwards.
+ */
 static void stop_daemon(struct MHD_Daemon **d, struct http_web **w)
 {
-	if (*d)
+	if (*d) {
+		MHD_socket fd = MHD_quiesce_daemon(*d);
 		MHD_stop_daemon(*d);
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);
+	}
 	*d = NULL;
 	web_put(*w);
 	*w = NULL;
@@ -956,8 +983,8 @@ int http_reload_web(struct http_server *s, struct webcfg *w, char *err,
 			if (nd[i])
 				continue;
 			for (size_t j = 0; j < i; j++) {
-				MHD_stop_daemon(nd[j]);
-				web_put(nw);
+				struct http_web *ref = nw;
+				stop_daemon(&nd[j], &ref);
 			}
 			free(nd);
 			web_put(nw);
