@@ -32,6 +32,14 @@ tests_check_web_config_SOURCES = tests/check_web_config.c tests/web_pki.h
 tests_check_web_config_CFLAGS = $(TEST_CFLAGS) $(LIBCRYPT_CFLAGS)
 tests_check_web_config_LDADD = $(TEST_LIBS)
 
+# The HTTP server over real TLS (libcurl) with a web config: basic auth,
+# headers, client certificates, plain HTTP refused, reloads.
+check_PROGRAMS += tests/check_https
+TESTS += tests/check_https
+tests_check_https_SOURCES = tests/check_https.c tests/web_pki.h
+tests_check_https_CFLAGS = $(TEST_CFLAGS)
+tests_check_https_LDADD = $(TEST_LIBS)
+
 TESTS += tests/check_log tests/check_ytree tests/check_cfg tests/check_store \
 	tests/check_prom tests/check_http tests/integration_daemon.sh \
 	tests/integration_files.sh tests/integration_reload.sh \
