@@ -956,8 +956,10 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 			return -EIO;
 		}
 		l->web = s->web; /* start_daemon's reference */
-		log_notice("http", "listening on %s%s", l->name,
-			   s->web->cfg && s->web->cfg->tls ? " (HTTPS)" : "");
+		/* The line ends with the port: scripts read it there. */
+		log_notice("http", "%slistening on %s",
+			   s->web->cfg && s->web->cfg->tls ? "HTTPS: " : "",
+			   l->name);
 	}
 	return 0;
 }
