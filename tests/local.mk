@@ -74,3 +74,8 @@ EXTRA_DIST += tests/integration_snmp_renum.sh
 # the 32-bit fallback taken.
 TESTS += tests/integration_snmp_hc.sh
 EXTRA_DIST += tests/integration_snmp_hc.sh
+
+# A real Prometheus scrapes fabmond over HTTPS with basic auth; SIGHUP
+# reloads of the web config (users swapped, a broken one refused).
+TESTS += tests/integration_https.sh
+EXTRA_DIST += tests/integration_https.sh
