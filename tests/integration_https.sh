@@ -5,7 +5,8 @@
 # web config: new users take effect on the same port, and a broken web
 # config fails the reload (fabmon_config_last_reload_successful 0) and
 # keeps the running users. Certificates (openssl) and the bcrypt hashes
-# (htpasswd) are made here; Prometheus listens on 127.0.0.1.
+# (htpasswd) are made here; Prometheus listens on 127.0.0.1. fabtop reads
+# the same endpoint with --cacert, --user and --password-file.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v curl >/dev/null || skip "curl is not installed"
@@ -132,6 +133,26 @@ curl -sS --max-time 5 "$PROM_URL/api/v1/query?query=up%7Bjob%3D%22fabmon_good%22
 	python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; assert r[0]["value"][1]=="1", r' ||
 	fail "up{job=fabmon_good} is not 1"
 pass "up{job=\"fabmon_good\"} is 1"
+
+# fabtop over HTTPS with basic auth: the CA, the user and a password
+# file; a wrong password shows the 401.
+FABTOP="$top_builddir/fabtop/fabtop"
+"$FABTOP" -u "$URL" --cacert "$WORK/ca.crt" --user prom \
+	--password-file "$WORK/good.pw" -b -n 1 >"$WORK/fabtop.out" \
+	2>"$WORK/fabtop.err" || fail "fabtop over HTTPS: $(cat "$WORK/fabtop.err")"
+grep -q "401" "$WORK/fabtop.out" "$WORK/fabtop.err" &&
+	fail "fabtop got a 401 with the right password"
+grep -q "$URL" "$WORK/fabtop.out" || fail "no frame from fabtop: $(cat "$WORK/fabtop.out")"
+"$FABTOP" -u "$URL" --cacert "$WORK/ca.crt" --user prom \
+	--password-file "$WORK/bad.pw" -b -n 1 >"$WORK/fabtop-bad.out" \
+	2>&1 || true
+grep -q "401" "$WORK/fabtop-bad.out" ||
+	fail "fabtop with a wrong password: $(cat "$WORK/fabtop-bad.out")"
+if "$FABTOP" -u "$URL" --user prom --password-file "$WORK/good.pw" -b -n 1 \
+	>"$WORK/fabtop-noca.out" 2>&1; then
+	fail "fabtop trusted a certificate from an unknown CA"
+fi
+pass "fabtop: HTTPS with --cacert and basic auth; a wrong password is a 401"
 
 reload_ok() {
 	curl -s --max-time 5 --cacert "$WORK/ca.crt" -u "$1" "$URL/metrics" |
