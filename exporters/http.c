@@ -312,6 +312,7 @@ int http_add_listener(struct http_server *s, const char *host, const char *port,
 		      : ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	l->name = xstrdup(name);
 	l->daemon = NULL;
+	l->web = NULL;
 	return 0;
 }
 
