@@ -363,13 +363,17 @@ enum {
 	HTTP_K_MAXCONN,
 	HTTP_K_PER_CLIENT,
 	HTTP_K_HEADER_TIMEOUT,
+	HTTP_K_WEB_CONFIG,
 	HTTP_K_N
 };
+/* The web config's own size limit (exporters/webcfg.h). */
+#define CFG_WEB_CONFIG_MAX_BYTES 65536
 static const char *const http_keys[HTTP_K_N] = {
 	[HTTP_K_THREADS] = "threads",
 	[HTTP_K_MAXCONN] = "max_connections",
 	[HTTP_K_PER_CLIENT] = "max_connections_per_client",
 	[HTTP_K_HEADER_TIMEOUT] = "header_timeout",
+	[HTTP_K_WEB_CONFIG] = "web_config",
 };
 
 static int parse_http(struct ytree_ctx *x, struct cfg *c,
@@ -390,6 +394,12 @@ static int parse_http(struct ytree_ctx *x, struct cfg *c,
 		rc = ytree_opt_duration(x, &f, HTTP_K_HEADER_TIMEOUT,
 					NS_PER_S / 10, 3600 * NS_PER_S, false,
 					&c->http_header_timeout_ns);
+	/* Its contents are the HTTP server's to read and check
+	 * (webcfg_load), here only that it is a regular file. */
+	if (rc == 0)
+		rc = ytree_opt_file(x, &f, HTTP_K_WEB_CONFIG,
+				    CFG_WEB_CONFIG_MAX_BYTES,
+				    &c->http_web_config);
 	return rc;
 }
 
@@ -770,6 +780,7 @@ void cfg_free(struct cfg *c)
 	if (!c)
 		return;
 	free(c->path);
+	free(c->http_web_config);
 	for (size_t i = 0; i < c->n_listen; i++) {
 		free(c->listen[i].host);
 		free(c->listen[i].port);

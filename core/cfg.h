@@ -136,10 +136,11 @@ struct cfg {
 	unsigned http_max_connections;
 	unsigned http_max_per_client;	 /* connections per client address */
 	uint64_t http_header_timeout_ns; /* a request's headers due within */
-	uint64_t interval_ns;		 /* default sample interval */
-	uint8_t lossless_mask;		 /* bit p set: priority p is lossless */
-	int log_level;			 /* enum log_level; -1 if unset */
-	char **log_debug;		 /* subsystem tokens */
+	char *http_web_config; /* exporter-toolkit web config; NULL: none */
+	uint64_t interval_ns;  /* default sample interval */
+	uint8_t lossless_mask; /* bit p set: priority p is lossless */
+	int log_level;	       /* enum log_level; -1 if unset */
+	char **log_debug;      /* subsystem tokens */
 	size_t n_log_debug;
 	unsigned store_ring; /* rates kept per series */
 	unsigned store_stale_intervals;

@@ -22,6 +22,7 @@
 #include "collector.h"
 #include "health.h"
 #include "http.h"
+#include "webcfg.h"
 #include "ident.h"
 #include "links.h"
 #include "log.h"
@@ -132,6 +133,17 @@ static struct cfg *load_config(const char *path, char *err, size_t errlen)
 	return cfg_default(fabmond_cfg_schema());
 }
 
+/* The web config c names (*out NULL if none): 0, or -1 with err. */
+static int load_web(const struct cfg *c, struct webcfg **out, char *err,
+		    size_t errlen)
+{
+	*out = NULL;
+	if (!c->http_web_config)
+		return 0;
+	*out = webcfg_load(c->http_web_config, err, errlen);
+	return *out ? 0 : -1;
+}
+
 int fabmond_check_config(const char *path)
 {
 	char err[1024];
@@ -140,6 +152,17 @@ int fabmond_check_config(const char *path)
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
+	struct webcfg *w;
+	if (load_web(c, &w, err, sizeof err) < 0) {
+		fprintf(stderr, "%s\n", err);
+		cfg_free(c);
+		return 1;
+	}
+	if (w)
+		printf("%s: web config OK (%s, %zu user%s)\n", w->path,
+		       w->tls ? "HTTPS" : "plain HTTP", w->n_users,
+		       w->n_users == 1 ? "" : "s");
+	webcfg_free(w);
 	printf("%s: configuration OK (%zu target%s)\n",
 	       c->path ? c->path : "built-in defaults", c->n_targets,
 	       c->n_targets == 1 ? "" : "s");
@@ -209,14 +232,20 @@ static void configure_store(struct store *st, const struct cfg *c)
 
 static int start_http(struct daemon *d)
 {
-	char err[256];
+	char err[1024];
 	struct http_opts ho = {
 		.threads = d->cfg->http_threads,
 		.max_connections = d->cfg->http_max_connections,
 		.max_per_client = d->cfg->http_max_per_client,
 		.header_timeout_ns = (int64_t)d->cfg->http_header_timeout_ns,
 	};
+	struct webcfg *w;
+	if (load_web(d->cfg, &w, err, sizeof err) < 0) {
+		log_err("http", "%s", err);
+		return -1;
+	}
 	d->http = http_new(d->store, d->health, &ho);
+	http_set_web(d->http, w);
 	http_set_rules(d->http, d->rules, d->links);
 	http_set_report(d->http, d->report);
 	http_set_alert_meter(d->http, d->alert_meter);
@@ -430,6 +459,14 @@ static void finish_reload(struct daemon *d, const struct fabmond_opts *o,
 	bool again;
 	if (!cfgload_collect(loader, &nc, err, sizeof err, &again))
 		return;
+	/* The web config is part of the configuration: a broken one
+	 * fails the reload and keeps the running one whole. */
+	struct webcfg *w = NULL;
+	if (nc && (load_web(nc, &w, err, sizeof err) < 0 ||
+		   http_reload_web(d->http, w, err, sizeof err) < 0)) {
+		cfg_free(nc);
+		nc = NULL;
+	}
 	if (nc) {
 		apply_reload(d, o, nc);
 	} else {

@@ -17,7 +17,7 @@ FABMON_LIBS = libfabmon.a libfabmon_exporters.a libfabmon_rules.a \
 	libfabmon_gnmi.a libfabmon_snmp.a libfabmon_nic.a libfabmon_core.a \
 	libfabmon_lib.a libgnmi_proto.a $(YAML_LIBS) $(MHD_LIBS) \
 	$(JANSSON_LIBS) $(ZLIB_LIBS) $(SYSTEMD_LIBS) $(GRPC_LIBS) \
-	$(PROTOBUFC_LIBS) -lm
+	$(PROTOBUFC_LIBS) $(GNUTLS_LIBS) $(LIBCRYPT_LIBS) -lm
 
 sbin_PROGRAMS += fabmond
 fabmond_SOURCES = daemon/main.c

@@ -1,6 +1,6 @@
 # Example config, profiles and the systemd unit, filled with the
 # configured paths at build time.
-dist_pkgdata_DATA = etc/fabmon.yaml
+dist_pkgdata_DATA = etc/fabmon.yaml etc/web-config.yml.example
 
 systemdsystemunit_DATA = etc/systemd/fabmond.service
 etc/systemd/fabmond.service: etc/systemd/fabmond.service.in Makefile

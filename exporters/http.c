@@ -21,19 +21,23 @@
 #include "buf.h"
 #include "clock.h"
 #include "health.h"
+#include "http_auth.h"
 #include "http_guard.h"
 #include "incidents.h"
 #include "log.h"
 #include "mem.h"
 #include "prom.h"
 #include "units.h"
+#include "webcfg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -69,11 +73,37 @@
  * default and exposition text still shrinks about tenfold. */
 #define HTTP_GZIP_LEVEL 1
 
+/* The realm of the basic auth challenge. */
+#define HTTP_REALM "fabmon"
+
+/*
+ * One web config in use: what requests check and add (users, headers)
+ * and what a listener's daemon was started with (TLS). Counted: the
+ * server holds the current one, each running daemon the one it was
+ * started with, each request in the handler the one it began with; the
+ * last to let go frees it.
+ */
+struct http_web {
+	struct http_server *s;
+	struct webcfg *cfg; /* NULL: plain HTTP, no auth, no headers */
+	struct http_auth *auth;
+	unsigned refs; /* under s->web_lock */
+};
+
 struct http_listener {
-	int fd; /* -1 once handed to (and closed by) MHD */
+	/* Ours until http_free: each daemon gets a duplicate, so a new
+	 * daemon can take over the socket on a TLS reload. */
+	int fd;
 	unsigned port;
 	char *name; /* "host:port" as bound, for messages */
 	struct MHD_Daemon *daemon;
+	struct http_web *web; /* the daemon's (counted); NULL: none */
+};
+
+/* What a reply needs of its request. */
+struct req {
+	struct MHD_Connection *conn;
+	const struct http_web *web;
 };
 
 struct http_server {
@@ -84,6 +114,8 @@ struct http_server {
 	struct report *report;		 /* NULL: none */
 	struct alert_meter *alert_meter; /* NULL: none */
 	struct ident_table *ident;	 /* NULL: none */
+	pthread_mutex_t web_lock;	 /* refs of the webs, the web swap */
+	struct http_web *web;		 /* current; never NULL */
 	unsigned threads;
 	unsigned max_connections;
 	unsigned max_per_client;
@@ -122,7 +154,54 @@ struct http_server *http_new(struct store *st, struct health *h,
 				   ? opts->header_timeout_ns
 				   : HTTP_DEFAULT_HEADER_TIMEOUT_NS;
 	atomic_init(&s->last_render_ns, -1);
+	pthread_mutex_init(&s->web_lock, NULL);
+	s->web = xcalloc(1, sizeof *s->web);
+	s->web->s = s;
+	s->web->refs = 1;
 	return s;
+}
+
+/* A counted web for cfg (taken), with one reference. */
+static struct http_web *web_new(struct http_server *s, struct webcfg *cfg)
+{
+	struct http_web *w = xcalloc(1, sizeof *w);
+	w->s = s;
+	w->cfg = cfg;
+	w->auth = http_auth_new(cfg);
+	w->refs = 1;
+	return w;
+}
+
+/* The current web, counted. */
+static struct http_web *web_get(struct http_server *s)
+{
+	pthread_mutex_lock(&s->web_lock);
+	struct http_web *w = s->web;
+	w->refs++;
+	pthread_mutex_unlock(&s->web_lock);
+	return w;
+}
+
+static struct http_web *web_ref(struct http_web *w)
+{
+	pthread_mutex_lock(&w->s->web_lock);
+	w->refs++;
+	pthread_mutex_unlock(&w->s->web_lock);
+	return w;
+}
+
+static void web_put(struct http_web *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->s->web_lock);
+	bool last = --w->refs == 0;
+	pthread_mutex_unlock(&w->s->web_lock);
+	if (last) {
+		http_auth_free(w->auth);
+		webcfg_free(w->cfg);
+		free(w);
+	}
 }
 
 static void format_addr(const struct sockaddr *sa, char *out, size_t len)
@@ -233,6 +312,7 @@ int http_add_listener(struct http_server *s, const char *host, const char *port,
 		      : ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	l->name = xstrdup(name);
 	l->daemon = NULL;
+	l->web = NULL;
 	return 0;
 }
 
@@ -341,9 +421,9 @@ static enum http_route route(const char *url)
 	return HTTP_R_NONE;
 }
 
-/* Sends body (taken: emptied) with status and headers; extra is a
- * NULL-terminated list of name, value pairs. */
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
+/* Sends body (taken: emptied) with status and headers: extra, a
+ * NULL-terminated list of name, value pairs, and the web config's. */
+static enum MHD_Result reply(const struct req *rq, unsigned status,
 			     const char *ctype, struct buf *body,
 			     const char *const *extra)
 {
@@ -368,32 +448,36 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	for (const char *const *e = extra; e && e[0]; e += 2)
 		MHD_add_response_header(resp, e[0], e[1]);
-	enum MHD_Result r = MHD_queue_response(conn, status, resp);
+	const struct webcfg *wc = rq->web->cfg;
+	for (size_t i = 0; wc && i < wc->n_headers; i++)
+		MHD_add_response_header(resp, wc->headers[i].name,
+					wc->headers[i].value);
+	enum MHD_Result r = MHD_queue_response(rq->conn, status, resp);
 	MHD_destroy_response(resp);
 	return r;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status,
+static enum MHD_Result reply_text(const struct req *rq, unsigned status,
 				  const char *text, const char *const *extra)
 {
 	struct buf b;
 	buf_init(&b);
 	buf_puts(&b, text);
-	return reply(conn, status, "text/plain; charset=utf-8", &b, extra);
+	return reply(rq, status, "text/plain; charset=utf-8", &b, extra);
 }
 
-static enum MHD_Result reply_json_error(struct MHD_Connection *conn,
-					unsigned status, const char *reason,
+static enum MHD_Result reply_json_error(const struct req *rq, unsigned status,
+					const char *reason,
 					const char *const *extra)
 {
 	struct buf b;
 	buf_init(&b);
 	api_put_error(&b, reason);
-	return reply(conn, status, API_CONTENT_TYPE, &b, extra);
+	return reply(rq, status, API_CONTENT_TYPE, &b, extra);
 }
 
 static enum MHD_Result serve_metrics(struct http_server *s,
-				     struct MHD_Connection *conn)
+				     const struct req *rq)
 {
 	int64_t t0 = mono_ns();
 	int64_t prev = atomic_load(&s->last_render_ns);
@@ -413,7 +497,7 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 	}
 	if (rc < 0) {
 		buf_fini(&text);
-		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		return reply_text(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "cannot render metrics: out of memory\n",
 				  NULL);
 	}
@@ -424,10 +508,10 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 		MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip", NULL
 	};
 	const char *ae = MHD_lookup_connection_value(
-	    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	    rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	if (!http_accepts_gzip(ae)) {
 		atomic_store(&s->last_render_ns, mono_ns() - t0);
-		return reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, &text,
+		return reply(rq, MHD_HTTP_OK, PROM_CONTENT_TYPE, &text,
 			     plain_hdrs);
 	}
 	struct buf z;
@@ -437,10 +521,10 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 	atomic_store(&s->last_render_ns, mono_ns() - t0);
 	if (rc < 0) {
 		buf_fini(&z);
-		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		return reply_text(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "cannot compress metrics\n", NULL);
 	}
-	return reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, &z, gzip_hdrs);
+	return reply(rq, MHD_HTTP_OK, PROM_CONTENT_TYPE, &z, gzip_hdrs);
 }
 
 struct http_params {
@@ -463,14 +547,14 @@ static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
-static enum MHD_Result serve_api(struct http_server *s,
-				 struct MHD_Connection *conn, const char *url)
+static enum MHD_Result serve_api(struct http_server *s, const struct req *rq,
+				 const char *url)
 {
 	struct http_params params = { .n = 0 };
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_param,
-				  &params);
+	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND,
+				  collect_param, &params);
 	if (params.overflow)
-		return reply_json_error(conn, MHD_HTTP_BAD_REQUEST,
+		return reply_json_error(rq, MHD_HTTP_BAD_REQUEST,
 					"too many query parameters", NULL);
 	struct api_ctx ctx = {
 		.st = s->st,
@@ -485,12 +569,12 @@ static enum MHD_Result serve_api(struct http_server *s,
 	int status = api_serve(&ctx, url, params.v, params.n, &b);
 	if (status < 0) {
 		buf_fini(&b);
-		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		return reply_text(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "out of memory\n", NULL);
 	}
 	static const char *const no_cache[] = { MHD_HTTP_HEADER_CACHE_CONTROL,
 						"no-store", NULL };
-	return reply(conn, (unsigned)status, API_CONTENT_TYPE, &b, no_cache);
+	return reply(rq, (unsigned)status, API_CONTENT_TYPE, &b, no_cache);
 }
 
 /*
@@ -525,22 +609,105 @@ static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
 	http_guard_request_done(s->guard, conn);
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
-			      const char *url, const char *method,
-			      const char *version, const char *upload_data,
-			      size_t *upload_data_size, void **con_cls)
+/*
+ * The client certificate, as the web config's client_auth_type asks.
+ * The handshake already refused a missing or unverified one where
+ * on_connection could tell GnuTLS to; this is the check that does not
+ * depend on it.
+ */
+static bool client_cert_ok(struct MHD_Connection *conn, const struct webcfg *c)
 {
-	struct http_server *s = cls;
+	if (!c || !c->tls ||
+	    (!webcfg_cert_required(c->client_auth) &&
+	     !webcfg_cert_verified(c->client_auth)))
+		return true;
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return false;
+	gnutls_session_t ss = ci->tls_session;
+	unsigned n = 0;
+	if (!gnutls_certificate_get_peers(ss, &n) || n == 0)
+		return !webcfg_cert_required(c->client_auth);
+	if (!webcfg_cert_verified(c->client_auth))
+		return true;
+	unsigned status = 0;
+	return gnutls_certificate_verify_peers2(ss, &status) == 0 &&
+	       status == 0;
+}
+
+/* The basic auth credentials of the request, if the web config has
+ * users. */
+static bool credentials_ok(struct MHD_Connection *conn,
+			   const struct http_web *w)
+{
+	if (!w->auth)
+		return true;
+	char *pass = NULL;
+	char *user = MHD_basic_auth_get_username_password(conn, &pass);
+	bool ok = http_auth_check(w->auth, user, pass);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
+/*
+ * The gate in front of every route but /healthz: a client certificate
+ * as required (403), then the basic auth credentials (401 with the
+ * challenge). /healthz stays open so that a liveness probe needs no
+ * password; it tells nothing but "ok" (see fabmon.yaml(5)).
+ */
+static enum MHD_Result gate(const struct req *rq, enum http_route r, bool api,
+			    bool *passed)
+{
+	*passed = true;
+	if (r == HTTP_R_HEALTHZ)
+		return MHD_YES;
+	if (!client_cert_ok(rq->conn, rq->web->cfg)) {
+		*passed = false;
+		return api ? reply_json_error(rq, MHD_HTTP_FORBIDDEN,
+					      "client certificate required",
+					      NULL)
+			   : reply_text(rq, MHD_HTTP_FORBIDDEN,
+					"client certificate required\n", NULL);
+	}
+	if (credentials_ok(rq->conn, rq->web))
+		return MHD_YES;
+	*passed = false;
+	static const char *const challenge[] = {
+		MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+		"Basic realm=\"" HTTP_REALM "\", charset=\"UTF-8\"", NULL
+	};
+	return api ? reply_json_error(rq, MHD_HTTP_UNAUTHORIZED, "unauthorized",
+				      challenge)
+		   : reply_text(rq, MHD_HTTP_UNAUTHORIZED, "unauthorized\n",
+				challenge);
+}
+
+static enum MHD_Result handle_req(struct http_server *s, const struct req *rq,
+				  const char *url, const char *method,
+				  size_t *upload_data_size, void **con_cls)
+{
 	if (*con_cls != &req_first_call_seen)
-		http_guard_headers_in(s->guard, conn);
+		http_guard_headers_in(s->guard, rq->conn);
 	if (*con_cls == &req_target_nul)
 		return strncmp(url, "/api/", 5) == 0
-			   ? reply_json_error(conn, MHD_HTTP_BAD_REQUEST,
+			   ? reply_json_error(rq, MHD_HTTP_BAD_REQUEST,
 					      "NUL in the request target", NULL)
-			   : reply_text(conn, MHD_HTTP_BAD_REQUEST,
+			   : reply_text(rq, MHD_HTTP_BAD_REQUEST,
 					"NUL in the request target\n", NULL);
 	enum http_route r = route(url);
 	bool api = strncmp(url, "/api/", 5) == 0;
+	if (*con_cls != &req_first_call_seen) {
+		bool passed;
+		enum MHD_Result g = gate(rq, r, api, &passed);
+		if (!passed)
+			return g;
+	}
 	bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
 		   strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
 
@@ -551,9 +718,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 						     "GET, HEAD", NULL };
 		if (r == HTTP_R_NONE)
 			goto not_found;
-		return api ? reply_json_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return api ? reply_json_error(rq, MHD_HTTP_METHOD_NOT_ALLOWED,
 					      "method not allowed", allow)
-			   : reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			   : reply_text(rq, MHD_HTTP_METHOD_NOT_ALLOWED,
 					"method not allowed\n", allow);
 	}
 	/* MHD calls once when the headers are in, then per piece of body,
@@ -572,18 +739,34 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		goto not_found;
 	switch (r) {
 	case HTTP_R_METRICS:
-		return serve_metrics(s, conn);
+		return serve_metrics(s, rq);
 	case HTTP_R_HEALTHZ:
-		return reply_text(conn, MHD_HTTP_OK, "ok\n", NULL);
+		return reply_text(rq, MHD_HTTP_OK, "ok\n", NULL);
 	case HTTP_R_API:
-		return serve_api(s, conn, url);
+		return serve_api(s, rq, url);
 	case HTTP_R_NONE:
 		break;
 	}
 not_found:
-	return api ? reply_json_error(conn, MHD_HTTP_NOT_FOUND,
+	return api ? reply_json_error(rq, MHD_HTTP_NOT_FOUND,
 				      "no such endpoint", NULL)
-		   : reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", NULL);
+		   : reply_text(rq, MHD_HTTP_NOT_FOUND, "not found\n", NULL);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	struct http_server *s = cls;
+	(void)version;
+	(void)upload_data;
+	struct http_web *w = web_get(s);
+	struct req rq = { .conn = conn, .web = w };
+	enum MHD_Result res =
+	    handle_req(s, &rq, url, method, upload_data_size, con_cls);
+	web_put(w);
+	return res;
 }
 
 /* True if fd a is still open on the same socket as fd b. */
@@ -594,13 +777,153 @@ static bool same_socket(int a, int b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/*
+ * GnuTLS's check of the client's certificate chain, in the handshake:
+ * none given passes (whether one is required is the request level's
+ * business), one given must verify against the trusted CAs.
+ */
+static int verify_client(gnutls_session_t ss)
+{
+	unsigned n = 0, status = 0;
+	if (!gnutls_certificate_get_peers(ss, &n) || n == 0)
+		return 0;
+	if (gnutls_certificate_verify_peers2(ss, &status) < 0 || status != 0)
+		return GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR;
+	return 0;
+}
+
+/*
+ * MHD_OPTION_NOTIFY_CONNECTION (cls: the daemon's web): before the
+ * handshake of a TLS connection, tells GnuTLS what the client auth type
+ * asks of the client's certificate, so that a missing or unverified one
+ * fails the handshake itself. MHD asks for a certificate only if given
+ * CAs, and never requires one. Then the header guard's bookkeeping.
+ */
+static void on_connection(void *cls, struct MHD_Connection *conn,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_web *w = cls;
+	const struct webcfg *c = w->cfg;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED && c && c->tls &&
+	    c->client_auth != WEBCFG_NO_CLIENT_CERT) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		    conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+		if (ci && ci->tls_session) {
+			gnutls_session_t ss = ci->tls_session;
+			gnutls_certificate_server_set_request(
+			    ss, webcfg_cert_required(c->client_auth)
+				    ? GNUTLS_CERT_REQUIRE
+				    : GNUTLS_CERT_REQUEST);
+			if (webcfg_cert_verified(c->client_auth))
+				gnutls_session_set_verify_function(
+				    ss, verify_client);
+		}
+	}
+	http_guard_on_connection(w->s->guard, conn, socket_context, code);
+}
+
+/* The TLS options of w, ending with MHD_OPTION_END (opts holds 5). */
+static bool tls_options(const struct http_web *w, struct MHD_OptionItem *opts)
+{
+	const struct webcfg *c = w->cfg;
+	size_t n = 0;
+	if (c && c->tls) {
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT,
+						     0, c->cert_pem };
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY,
+						     0, c->key_pem };
+		opts[n++] =
+		    (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+					     c->priorities };
+		if (c->ca_pem)
+			opts[n++] =
+			    (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST,
+						     0, c->ca_pem };
+	}
+	opts[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	return c && c->tls;
+}
+
+/*
+ * Starts a daemon on a duplicate of l's socket, as web w says (the
+ * daemon takes a reference on w). NULL on failure, with err.
+ */
+static struct MHD_Daemon *start_daemon(struct http_server *s,
+				       const struct http_listener *l,
+				       struct http_web *w, char *err,
+				       size_t errlen)
+{
+	/* MHD splits the limit among its pool threads; below one per
+	 * thread it refuses to start. */
+	unsigned limit =
+	    s->max_connections < s->threads ? s->threads : s->max_connections;
+	/* MHD gets a duplicate: whether it closes the socket when it
+	 * fails to start depends on where it fails, and a duplicate lets
+	 * us tell without risking a double close. */
+	int mfd = fcntl(l->fd, F_DUPFD_CLOEXEC, 0);
+	if (mfd < 0) {
+		snprintf(err, errlen, "cannot start the HTTP server on %s: %s",
+			 l->name, strerror(errno));
+		return NULL;
+	}
+	struct MHD_OptionItem tls[5];
+	unsigned flags = HTTP_MHD_FLAGS;
+	if (tls_options(w, tls))
+		flags |= MHD_USE_TLS;
+	/* MHD ignores (and logs) a pool of one: a single polling thread
+	 * is the same thing. The per-client limit counts a client's
+	 * connections over the whole pool; past it MHD accepts and closes
+	 * at once, so one client cannot hold every slot (with the limit
+	 * below max_connections). */
+	struct MHD_Daemon *d = MHD_start_daemon(
+	    flags, 0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER,
+	    http_log, (void *)s, MHD_OPTION_URI_LOG_CALLBACK, uri_seen,
+	    (void *)s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, (void *)w,
+	    MHD_OPTION_NOTIFY_COMPLETED, request_done, (void *)s,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)s->max_per_client,
+	    MHD_OPTION_LISTEN_SOCKET, mfd, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)limit, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)HTTP_CONNECTION_TIMEOUT_S, MHD_OPTION_ARRAY, tls,
+	    s->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
+	    (unsigned int)s->threads, MHD_OPTION_END);
+	if (!d) {
+		if (same_socket(mfd, l->fd))
+			close(mfd);
+		snprintf(err, errlen, "cannot start the HTTP%s server on %s",
+			 flags & MHD_USE_TLS ? "S" : "", l->name);
+		return NULL;
+	}
+	/* MHD owns the duplicate now and closes it when stopped. */
+	web_ref(w);
+	return d;
+}
+
+/*
+ * Stops a daemon without touching the listening socket it shares with
+ * the listener (and, during a reload, with the next daemon): stopping a
+ * pooled daemon shuts its socket down, which would end listening for
+ * every descriptor of it. Quiescing first hands the socket back; its
+ * descriptor (our duplicate) is closed afterwards.
+ */
+static void stop_daemon(struct MHD_Daemon **d, struct http_web **w)
+{
+	if (*d) {
+		MHD_socket fd = MHD_quiesce_daemon(*d);
+		MHD_stop_daemon(*d);
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);
+	}
+	*d = NULL;
+	web_put(*w);
+	*w = NULL;
+}
+
 /* Stops the first n daemons (after a failed start). */
 static void stop_started(struct http_server *s, size_t n)
 {
-	for (size_t j = 0; j < n; j++) {
-		MHD_stop_daemon(s->ls[j].daemon);
-		s->ls[j].daemon = NULL;
-	}
+	for (size_t j = 0; j < n; j++)
+		stop_daemon(&s->ls[j].daemon, &s->ls[j].web);
 }
 
 int http_start(struct http_server *s, char *err, size_t errlen)
@@ -626,57 +949,64 @@ int http_start(struct http_server *s, char *err, size_t errlen)
 			 strerror(-grc));
 		return grc;
 	}
-	/* MHD splits the limit among its pool threads; below one per
-	 * thread it refuses to start. */
-	unsigned limit =
-	    s->max_connections < s->threads ? s->threads : s->max_connections;
 	for (size_t i = 0; i < s->n_ls; i++) {
 		struct http_listener *l = &s->ls[i];
-		/* MHD gets a duplicate: whether it closes the socket when it
-		 * fails to start depends on where it fails, and a duplicate
-		 * lets us tell without risking a double close. */
-		int mfd = fcntl(l->fd, F_DUPFD_CLOEXEC, 0);
-		if (mfd < 0) {
-			int e = errno;
-			snprintf(err, errlen,
-				 "cannot start the HTTP server on "
-				 "%s: %s",
-				 l->name, strerror(e));
-			stop_started(s, i);
-			return -e;
-		}
-		/* MHD ignores (and logs) a pool of one: a single polling
-		 * thread is the same thing. The per-client limit counts a
-		 * client's connections over the whole pool; past it MHD
-		 * accepts and closes at once, so one client cannot hold
-		 * every slot (with the limit below max_connections). */
-		l->daemon = MHD_start_daemon(
-		    HTTP_MHD_FLAGS, 0, NULL, NULL, handle, s,
-		    MHD_OPTION_EXTERNAL_LOGGER, http_log, (void *)s,
-		    MHD_OPTION_URI_LOG_CALLBACK, uri_seen, (void *)s,
-		    MHD_OPTION_NOTIFY_CONNECTION, http_guard_on_connection,
-		    (void *)s->guard, MHD_OPTION_NOTIFY_COMPLETED, request_done,
-		    (void *)s, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		    (unsigned int)s->max_per_client, MHD_OPTION_LISTEN_SOCKET,
-		    mfd, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)limit,
-		    MHD_OPTION_CONNECTION_TIMEOUT,
-		    (unsigned int)HTTP_CONNECTION_TIMEOUT_S,
-		    s->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE
-				   : MHD_OPTION_END,
-		    (unsigned int)s->threads, MHD_OPTION_END);
+		l->daemon = start_daemon(s, l, s->web, err, errlen);
 		if (!l->daemon) {
-			if (same_socket(mfd, l->fd))
-				close(mfd);
-			snprintf(err, errlen,
-				 "cannot start the HTTP server on %s", l->name);
 			stop_started(s, i);
 			return -EIO;
 		}
-		/* MHD owns the duplicate now and closes it when stopped. */
-		close(l->fd);
-		l->fd = -1;
-		log_notice("http", "listening on %s", l->name);
+		l->web = s->web; /* start_daemon's reference */
+		/* The line ends with the port: scripts read it there. */
+		log_notice("http", "%slistening on %s",
+			   s->web->cfg && s->web->cfg->tls ? "HTTPS: " : "",
+			   l->name);
 	}
+	return 0;
+}
+
+void http_set_web(struct http_server *s, struct webcfg *w)
+{
+	struct http_web *old = s->web;
+	s->web = web_new(s, w);
+	web_put(old);
+}
+
+int http_reload_web(struct http_server *s, struct webcfg *w, char *err,
+		    size_t errlen)
+{
+	struct http_web *nw = web_new(s, w);
+	if (s->started && !webcfg_tls_equal(s->web->cfg, w)) {
+		/* Each new daemon accepts on the socket beside the old one
+		 * until the old one stops: the port never stops listening.
+		 * Connections of the old daemons are closed. */
+		struct MHD_Daemon **nd = xcalloc(s->n_ls, sizeof *nd);
+		for (size_t i = 0; i < s->n_ls; i++) {
+			nd[i] = start_daemon(s, &s->ls[i], nw, err, errlen);
+			if (nd[i])
+				continue;
+			for (size_t j = 0; j < i; j++) {
+				struct http_web *ref = nw;
+				stop_daemon(&nd[j], &ref);
+			}
+			free(nd);
+			web_put(nw);
+			return -EIO;
+		}
+		for (size_t i = 0; i < s->n_ls; i++) {
+			stop_daemon(&s->ls[i].daemon, &s->ls[i].web);
+			s->ls[i].daemon = nd[i];
+			s->ls[i].web = nw; /* start_daemon's reference */
+		}
+		free(nd);
+		log_notice("http", "web config: listeners restarted with %s",
+			   w && w->tls ? "HTTPS" : "plain HTTP");
+	}
+	pthread_mutex_lock(&s->web_lock);
+	struct http_web *old = s->web;
+	s->web = nw;
+	pthread_mutex_unlock(&s->web_lock);
+	web_put(old);
 	return 0;
 }
 
@@ -707,8 +1037,7 @@ void http_free(struct http_server *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_ls; i++) {
-		if (s->ls[i].daemon)
-			MHD_stop_daemon(s->ls[i].daemon);
+		stop_daemon(&s->ls[i].daemon, &s->ls[i].web);
 		if (s->ls[i].fd >= 0)
 			close(s->ls[i].fd);
 		free(s->ls[i].name);
@@ -717,5 +1046,7 @@ void http_free(struct http_server *s)
 	 * connection. */
 	http_guard_free(s->guard);
 	free(s->ls);
+	web_put(s->web);
+	pthread_mutex_destroy(&s->web_lock);
 	free(s);
 }

@@ -34,6 +34,7 @@ struct links;
 struct report;
 struct alert_meter;
 struct ident_table;
+struct webcfg;
 
 /* Used when an option is 0. */
 #define HTTP_DEFAULT_THREADS	       2
@@ -109,6 +110,27 @@ void http_set_alert_meter(struct http_server *s, struct alert_meter *m);
  * NIC fields of /api/v1/ports; borrowed, it must outlive the server).
  * Before http_start. */
 void http_set_ident(struct http_server *s, struct ident_table *ident);
+
+/*
+ * Serves as web config w says (taken; NULL: plain HTTP, no auth, no
+ * extra headers): HTTPS and client certificates, basic auth on every
+ * path but /healthz, response headers. Before http_start.
+ */
+void http_set_web(struct http_server *s, struct webcfg *w);
+
+/*
+ * Swaps in web config w (taken; NULL: plain HTTP) on a running server,
+ * from the thread that started it. Users and headers apply from the
+ * next request on (a request under way keeps the ones it began with).
+ * A different TLS setup (certificate, key, CAs, client auth, versions
+ * and suites, or HTTPS on or off) starts a new daemon on each
+ * listener's socket before the old one stops, so the port never stops
+ * listening; connections of the old daemons are closed. 0, or -EIO
+ * with err if a new daemon does not start: w is freed and the running
+ * setup is kept whole.
+ */
+int http_reload_web(struct http_server *s, struct webcfg *w, char *err,
+		    size_t errlen);
 
 /* Stops the daemons, closes the sockets and frees; NULL ok. */
 void http_free(struct http_server *s);

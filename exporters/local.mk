@@ -9,12 +9,14 @@ libfabmon_exporters_a_SOURCES = \
 	exporters/api.c exporters/api.h \
 	exporters/http.c exporters/http.h \
 	exporters/http_guard.c exporters/http_guard.h \
+	exporters/http_auth.c exporters/http_auth.h \
+	exporters/webcfg.c exporters/webcfg.h \
 	exporters/incidents.c exporters/incidents.h \
 	exporters/alert.c exporters/alert.h \
 	exporters/report_api.c exporters/report_api.h
 # The Alertmanager pusher posts with libcurl.
 libfabmon_exporters_a_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) \
-	$(ZLIB_CFLAGS) $(CURL_CFLAGS)
+	$(ZLIB_CFLAGS) $(CURL_CFLAGS) $(GNUTLS_CFLAGS) $(LIBCRYPT_CFLAGS)
 FABMON_LIBS += $(CURL_LIBS)
 EXTRA_DIST += doc/api.md
 

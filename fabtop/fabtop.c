@@ -10,6 +10,7 @@
 #include "app.h"
 #include "fetch.h"
 #include "fabtop_model.h"
+#include "rfile.h"
 #include "ui.h"
 #include "view.h"
 
@@ -47,6 +48,12 @@ static void usage(FILE *out)
 		"      --ascii        ASCII lines and sparklines only\n"
 		"      --no-colour    no colours (bold, underline and reverse "
 		"instead)\n"
+		"      --cacert FILE  CAs for fabmond's HTTPS certificate\n"
+		"      --cert FILE    client certificate (PEM), --key FILE "
+		"its key\n"
+		"  -k, --insecure     do not verify fabmond's certificate\n"
+		"      --user USER    basic auth user, with --password-file "
+		"FILE\n"
 		"      --report FROM TO  print the rule engine's validation "
 		"report between two\n"
 		"                     times (as fabmond accepts them: epoch "
@@ -179,7 +186,66 @@ struct opts {
 	long count, port_limit;
 	bool batch, ascii, colour;
 	const char *report_from, *report_to;
+	struct fetch_auth auth;
+	const char *password_file;
 };
+
+enum {
+	OPT_ASCII = 256,
+	OPT_NO_COLOUR,
+	OPT_REPORT,
+	OPT_CACERT,
+	OPT_CERT,
+	OPT_KEY,
+	OPT_USER,
+	OPT_PASSWORD_FILE
+};
+
+/* The HTTPS and basic auth options. */
+static void set_auth_opt(int c, const char *arg, struct opts *o)
+{
+	switch (c) {
+	case OPT_CACERT:
+		o->auth.ca_file = arg;
+		break;
+	case OPT_CERT:
+		o->auth.client_cert = arg;
+		break;
+	case OPT_KEY:
+		o->auth.client_key = arg;
+		break;
+	case 'k':
+		o->auth.insecure = true;
+		break;
+	case OPT_USER:
+		o->auth.user = arg;
+		break;
+	default:
+		o->password_file = arg;
+		break;
+	}
+}
+
+/*
+ * The password of --password-file (a regular file, its one line without
+ * the newline), so that it never shows on the command line; NULL after
+ * a message.
+ */
+static char *read_password(const char *path)
+{
+	char err[160];
+	size_t len = 0;
+	char *pw = rfile_load(path, 4096, &len, err, sizeof err, NULL);
+	if (!pw) {
+		fprintf(stderr, "fabtop: --password-file %s: %s\n", path, err);
+		return NULL;
+	}
+	if (len > 0 && pw[len - 1] == '\n')
+		pw[--len] = '\0';
+	if (len > 0 && pw[len - 1] == '\r')
+		pw[--len] = '\0';
+	return pw;
+}
 
 /* -d, -n or -N's argument: 0, or the exit status 2 after a message. */
 static int parse_number(int c, const char *arg, struct opts *o)
@@ -226,7 +292,6 @@ static int parse_number(int c, const char *arg, struct opts *o)
 /* Reads the command line into o: -1 to go on, else the exit status. */
 static int parse_args(struct opts *o, int argc, char **argv)
 {
-	enum { OPT_ASCII = 256, OPT_NO_COLOUR, OPT_REPORT };
 	static const struct option longopts[] = {
 		{ "url", required_argument, NULL, 'u' },
 		{ "delay", required_argument, NULL, 'd' },
@@ -237,6 +302,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		{ "no-colour", no_argument, NULL, OPT_NO_COLOUR },
 		{ "no-color", no_argument, NULL, OPT_NO_COLOUR },
 		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "cacert", required_argument, NULL, OPT_CACERT },
+		{ "cert", required_argument, NULL, OPT_CERT },
+		{ "key", required_argument, NULL, OPT_KEY },
+		{ "insecure", no_argument, NULL, 'k' },
+		{ "user", required_argument, NULL, OPT_USER },
+		{ "password-file", required_argument, NULL, OPT_PASSWORD_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -249,7 +320,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	o->port_limit = 2000;
 	o->colour = true;
 	int c;
-	while ((c = getopt_long(argc, argv, "u:d:bn:N:hV", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "u:d:bn:N:khV", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'u':
@@ -266,6 +337,14 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case OPT_ASCII:
 			o->ascii = true;
+			break;
+		case OPT_CACERT:
+		case OPT_CERT:
+		case OPT_KEY:
+		case 'k':
+		case OPT_USER:
+		case OPT_PASSWORD_FILE:
+			set_auth_opt(c, optarg, o);
 			break;
 		case OPT_NO_COLOUR:
 			o->colour = false;
@@ -296,6 +375,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!o->auth.user != !o->password_file) {
+		fprintf(stderr, "fabtop: --user and --password-file go "
+				"together\n");
+		return 2;
+	}
 	if (strncmp(o->url, "http://", 7) != 0 &&
 	    strncmp(o->url, "https://", 8) != 0) {
 		fprintf(stderr,
@@ -322,9 +406,20 @@ int main(int argc, char **argv)
 		timeout_ms = 1000;
 	if (timeout_ms > 5000)
 		timeout_ms = 5000;
+	char *password = NULL;
+	if (o.password_file && !(password = read_password(o.password_file)))
+		return 2;
+	o.auth.password = password;
 	struct fetch *f = fetch_new(o.url, timeout_ms);
-	if (!f) {
-		fprintf(stderr, "fabtop: cannot set up libcurl\n");
+	rc = f ? fetch_set_auth(f, &o.auth) : -1;
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		free(password);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "fabtop: cannot set up libcurl%s%s\n",
+			f ? ": " : "", f ? fetch_error(f) : "");
+		fetch_free(f);
 		return 1;
 	}
 	if (o.report_from) {

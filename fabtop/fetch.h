@@ -9,6 +9,7 @@
 #ifndef FABMON_FABTOP_FETCH_H
 #define FABMON_FABTOP_FETCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Answers larger than this are refused (a broken or hostile server). */
@@ -23,6 +24,21 @@ struct fetch;
  */
 struct fetch *fetch_new(const char *base_url, long timeout_ms);
 void fetch_free(struct fetch *f);
+
+/* How to reach a fabmond behind a web config (HTTPS, basic auth). */
+struct fetch_auth {
+	const char *ca_file;	 /* CAs for fabmond's certificate; NULL:
+				  * the system's */
+	bool insecure;		 /* do not verify fabmond's certificate */
+	const char *client_cert; /* PEM client certificate and key; NULL: */
+	const char *client_key;	 /* none */
+	const char *user;	 /* basic auth; NULL: none */
+	const char *password;	 /* copied */
+};
+
+/* Applies a to every later request (strings copied by libcurl). 0, or
+ * -1 if libcurl refuses an option (fetch_error says which). */
+int fetch_set_auth(struct fetch *f, const struct fetch_auth *a);
 
 /*
  * GETs base_url + path ("/api/v1/ports?limit=10"). Returns the HTTP

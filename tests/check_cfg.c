@@ -93,6 +93,8 @@ START_TEST(test_full_file_sets_every_value)
 	ck_assert_uint_eq(c->http_max_connections, 1024);
 	ck_assert_uint_eq(c->http_max_per_client, 16);
 	ck_assert_uint_eq(c->http_header_timeout_ns, 2500000000u);
+	ck_assert_str_eq(c->http_web_config,
+			 "/nonexistent/fabmon/web-config.yml");
 
 	ck_assert_uint_eq(c->n_targets, 3);
 	const struct cfg_target *t = &c->targets[0];
@@ -192,6 +194,7 @@ static void check_defaults(const struct cfg *c)
 	ck_assert_uint_eq(c->http_max_connections, 256);
 	ck_assert_uint_eq(c->http_max_per_client, 64);
 	ck_assert_uint_eq(c->http_header_timeout_ns, 10000000000u);
+	ck_assert_ptr_null(c->http_web_config);
 	ck_assert(!nic_cfg_of(c)->enabled);
 	ck_assert_int_eq(gethostname(host, sizeof host - 1), 0);
 	ck_assert_str_eq(nic_cfg_of(c)->device, host);
@@ -449,6 +452,9 @@ static const struct {
 	{ "http: {header_timeout: 10ms}\n",
 	  "t.yaml:1:24: http.header_timeout: must be between 100ms and 1h, "
 	  "not 10ms" },
+	{ "http: {web_config: /dev/null}\n",
+	  "t.yaml:1:20: http.web_config: \"/dev/null\": not a regular file "
+	  "(character device)" },
 	{ "http: {max_connections_per_client: 0}\n",
 	  "t.yaml:1:36: http.max_connections_per_client: must be between 1 "
 	  "and 65536, not 0" },

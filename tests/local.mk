@@ -24,6 +24,22 @@ tests_check_http_SOURCES = tests/check_http.c
 tests_check_http_CFLAGS = $(TEST_CFLAGS)
 tests_check_http_LDADD = $(TEST_LIBS)
 
+# The exporter-toolkit web config and basic auth (real PEMs and bcrypt
+# hashes from openssl and htpasswd, made at run time).
+check_PROGRAMS += tests/check_web_config
+TESTS += tests/check_web_config
+tests_check_web_config_SOURCES = tests/check_web_config.c tests/web_pki.h
+tests_check_web_config_CFLAGS = $(TEST_CFLAGS) $(LIBCRYPT_CFLAGS)
+tests_check_web_config_LDADD = $(TEST_LIBS)
+
+# The HTTP server over real TLS (libcurl) with a web config: basic auth,
+# headers, client certificates, plain HTTP refused, reloads.
+check_PROGRAMS += tests/check_https
+TESTS += tests/check_https
+tests_check_https_SOURCES = tests/check_https.c tests/web_pki.h
+tests_check_https_CFLAGS = $(TEST_CFLAGS)
+tests_check_https_LDADD = $(TEST_LIBS)
+
 TESTS += tests/check_log tests/check_ytree tests/check_cfg tests/check_store \
 	tests/check_prom tests/check_http tests/integration_daemon.sh \
 	tests/integration_files.sh tests/integration_reload.sh \
@@ -76,3 +92,8 @@ EXTRA_DIST += tests/check_grafana_dashboards.sh tests/dashboard_exprs.py
 # alerts.
 TESTS += tests/integration_rules_dashboards.sh
 EXTRA_DIST += tests/integration_rules_dashboards.sh tests/prom_eval.py
+
+# A real Prometheus scrapes fabmond over HTTPS with basic auth; SIGHUP
+# reloads of the web config (users swapped, a broken one refused).
+TESTS += tests/integration_https.sh
+EXTRA_DIST += tests/integration_https.sh
