@@ -20,11 +20,13 @@
 #include "api.h"
 #include "buf.h"
 #include "clock.h"
+#include "expfmt.h"
 #include "health.h"
 #include "http_guard.h"
 #include "incidents.h"
 #include "log.h"
 #include "mem.h"
+#include "procstat.h"
 #include "prom.h"
 #include "units.h"
 
@@ -397,20 +399,30 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 {
 	int64_t t0 = mono_ns();
 	int64_t prev = atomic_load(&s->last_render_ns);
+	enum expfmt f = expfmt_negotiate(MHD_lookup_connection_value(
+	    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	struct procstat ps;
 	struct prom_self self = {
 		.scrape_duration_s = prev >= 0 ? (double)prev / 1e9 : -1,
 		.ident = s->ident,
+		.format = f,
+		.process = procstat_read(NULL, &ps) == 0 ? &ps : NULL,
 	};
+	/* The engine and the pusher are made once, at fabmond's start. */
+	double start_s = s->h ? (double)health_start_time_ns(s->h) / 1e9 : -1;
 	struct buf text;
 	buf_init(&text);
 	int rc = prom_render(s->st, s->h, &self, &text);
 	if (rc == 0 && s->rules)
-		rc = incidents_prom_render(s->rules, &text);
+		rc = incidents_prom_render(s->rules, f, start_s, &text);
 	if (rc == 0 && s->alert_meter) {
 		struct alert_meter_stats as;
 		alert_meter_get(s->alert_meter, &as);
-		rc = prom_render_alertmanager(&as, &text);
+		rc = prom_render_alertmanager(&as, f, start_s, &text);
 	}
+	expfmt_put_eof(&text, f);
+	if (rc == 0)
+		rc = buf_error(&text);
 	if (rc < 0) {
 		buf_fini(&text);
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -418,16 +430,17 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 				  NULL);
 	}
 	static const char *const plain_hdrs[] = { MHD_HTTP_HEADER_VARY,
-						  "Accept-Encoding", NULL };
+						  "Accept, Accept-Encoding",
+						  NULL };
 	static const char *const gzip_hdrs[] = {
-		MHD_HTTP_HEADER_VARY, "Accept-Encoding",
+		MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding",
 		MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip", NULL
 	};
 	const char *ae = MHD_lookup_connection_value(
 	    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	if (!http_accepts_gzip(ae)) {
 		atomic_store(&s->last_render_ns, mono_ns() - t0);
-		return reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, &text,
+		return reply(conn, MHD_HTTP_OK, expfmt_content_type(f), &text,
 			     plain_hdrs);
 	}
 	struct buf z;
@@ -440,7 +453,7 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "cannot compress metrics\n", NULL);
 	}
-	return reply(conn, MHD_HTTP_OK, PROM_CONTENT_TYPE, &z, gzip_hdrs);
+	return reply(conn, MHD_HTTP_OK, expfmt_content_type(f), &z, gzip_hdrs);
 }
 
 struct http_params {
