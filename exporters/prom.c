@@ -22,6 +22,7 @@
 #include "alert.h"
 #include "counters.h"
 #include "expfmt.h"
+#include "fabmon_revision.h"
 #include "health.h"
 #include "mem.h"
 #include "ident.h"
@@ -466,6 +467,8 @@ static void render_self(struct store *st, struct health *h,
 			  "built from, as labels; the value is 1.");
 	buf_puts(b, "fabmon_build_info{version=\"");
 	buf_put_label_escaped(b, PACKAGE_VERSION);
+	buf_puts(b, "\",revision=\"");
+	buf_put_label_escaped(b, FABMON_REVISION);
 	buf_puts(b, "\"} 1\n");
 	if (self && self->process)
 		render_process(self->process, f, b);

@@ -10,6 +10,7 @@
 #include "counters.h"
 #include "health.h"
 #include "expfmt.h"
+#include "fabmon_revision.h"
 #include "ident.h"
 #include "procstat.h"
 #include "prom.h"
@@ -448,8 +449,9 @@ START_TEST(test_health_families)
 	const char *t = render_with(&self);
 	check_structure(t, NULL);
 	char want[128];
-	snprintf(want, sizeof want, "fabmon_build_info{version=\"%s\"} 1",
-		 PACKAGE_VERSION);
+	snprintf(want, sizeof want,
+		 "fabmon_build_info{version=\"%s\",revision=\"%s\"} 1",
+		 PACKAGE_VERSION, FABMON_REVISION);
 	ck_line(t, want);
 	ck_assert(has_prefix(t, "fabmon_start_time_seconds "));
 	ck_line(t, "fabmon_scrape_duration_seconds 0.125");
@@ -921,9 +923,16 @@ START_TEST(test_openmetrics_exposition)
 		   "protocol=\"gnmi\"} 3");
 	/* Info metrics. */
 	ck_line(t, "# TYPE fabmon_build info");
-	snprintf(line, sizeof line, "fabmon_build_info{version=\"%s\"",
-		 PACKAGE_VERSION);
-	ck_assert(has_prefix(t, line));
+	snprintf(line, sizeof line,
+		 "fabmon_build_info{version=\"%s\",revision=\"%s\"} 1",
+		 PACKAGE_VERSION, FABMON_REVISION);
+	ck_line(t, line);
+	/* The build names a commit, or says it cannot. */
+	size_t rl = strlen(FABMON_REVISION);
+	ck_assert_msg(
+	    (rl == 40 && strspn(FABMON_REVISION, "0123456789abcdef") == 40) ||
+		strcmp(FABMON_REVISION, "unknown") == 0,
+	    "revision '%s'", FABMON_REVISION);
 	ck_line(t, "# TYPE fabmon_nic_port info");
 	/* The process, as the client libraries spell it. */
 	ck_line(t, "# TYPE process_cpu_seconds counter");
