@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "expfmt.h"
 #include "health.h"
+#include "home.h"
 #include "http_guard.h"
 #include "incidents.h"
 #include "log.h"
@@ -101,6 +102,7 @@ struct http_server {
 
 enum http_route {
 	HTTP_R_NONE,
+	HTTP_R_HOME,
 	HTTP_R_METRICS,
 	HTTP_R_HEALTHZ,
 	HTTP_R_API,
@@ -334,6 +336,8 @@ bool http_accepts_gzip(const char *ae)
 
 static enum http_route route(const char *url)
 {
+	if (strcmp(url, "/") == 0)
+		return HTTP_R_HOME;
 	if (strcmp(url, "/metrics") == 0)
 		return HTTP_R_METRICS;
 	if (strcmp(url, "/healthz") == 0)
@@ -584,6 +588,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	if (r == HTTP_R_NONE)
 		goto not_found;
 	switch (r) {
+	case HTTP_R_HOME: {
+		struct buf b;
+		buf_init(&b);
+		home_render(&b); /* a failed buffer is answered 500 */
+		return reply(conn, MHD_HTTP_OK, HOME_CONTENT_TYPE, &b, NULL);
+	}
 	case HTTP_R_METRICS:
 		return serve_metrics(s, conn);
 	case HTTP_R_HEALTHZ:

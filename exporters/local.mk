@@ -7,6 +7,7 @@ libfabmon_exporters_a_SOURCES = \
 	exporters/buf.c exporters/buf.h \
 	exporters/prom.c exporters/prom.h \
 	exporters/expfmt.c exporters/expfmt.h \
+	exporters/home.c exporters/home.h \
 	exporters/api.c exporters/api.h \
 	exporters/http.c exporters/http.h \
 	exporters/http_guard.c exporters/http_guard.h \

@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "counters.h"
+#include "fabmon_revision.h"
 #include "health.h"
 #include "http.h"
 #include "log.h"
@@ -461,6 +462,55 @@ START_TEST(test_healthz_says_ok)
 	ck_assert_str_eq(r.body, "ok\n");
 	ck_assert_str_eq(r.ctype, "text/plain; charset=utf-8");
 	resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_index_page_links_the_endpoints)
+{
+	struct resp r;
+	get("/", &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.ctype, "text/html; charset=utf-8");
+	ck_assert_ptr_nonnull(strstr(r.body, "<!DOCTYPE html>"));
+	char want[160];
+	snprintf(want, sizeof want, "fabmon %s (revision <code>%s</code>)",
+		 PACKAGE_VERSION, FABMON_REVISION);
+	ck_assert_msg(strstr(r.body, want), "no '%s' in %s", want, r.body);
+	static const char *const links[] = {
+		"metrics",	   "healthz",	    "api/v1/targets",
+		"api/v1/ports",	   "api/v1/status", "api/v1/incidents",
+		"api/v1/topology", "api/v1/report",
+	};
+	for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+		snprintf(want, sizeof want, "<a href=\"%s\"><code>/%s</code>",
+			 links[i], links[i]);
+		ck_assert_msg(strstr(r.body, want), "no link %s", links[i]);
+		/* Each link leads somewhere that answers. */
+		struct resp l;
+		char path[64];
+		snprintf(path, sizeof path, "/%s", links[i]);
+		get(path, &l);
+		ck_assert_msg(l.status == 200, "%s: %ld", path, l.status);
+		resp_free(&l);
+	}
+	ck_assert_ptr_nonnull(strstr(r.body, "</html>\n"));
+	resp_free(&r);
+
+	request("/", "HEAD", NULL, &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.ctype, "text/html; charset=utf-8");
+	ck_assert_uint_eq(r.len, 0);
+	resp_free(&r);
+	request("/", "POST", NULL, &r);
+	ck_assert_int_eq(r.status, 405);
+	resp_free(&r);
+	static const char *const others[] = { "/index.html", "/x/", "/?" };
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+		get(others[i], &r);
+		ck_assert_msg(r.status == (i == 2 ? 200 : 404), "%s: %ld",
+			      others[i], r.status);
+		resp_free(&r);
+	}
 }
 END_TEST
 
@@ -1373,6 +1423,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, test_metrics_gzip_when_the_client_accepts_it);
 	tcase_add_test(tc, test_metrics_openmetrics_when_the_scraper_asks);
 	tcase_add_test(tc, test_keep_alive_reuses_the_connection);
+	tcase_add_test(tc, test_index_page_links_the_endpoints);
 	tcase_add_test(tc, test_accept_encoding_parsing);
 	tcase_add_test(tc, test_head_metrics_has_headers_and_no_body);
 	tcase_add_test(tc, test_healthz_says_ok);
