@@ -41,3 +41,8 @@ TESTS += tests/check_expfmt
 tests_check_expfmt_SOURCES = tests/check_expfmt.c
 tests_check_expfmt_CFLAGS = $(TEST_CFLAGS)
 tests_check_expfmt_LDADD = $(TEST_LIBS)
+
+# OpenMetrics from a running fabmond, read by prometheus_client's parser
+# and negotiated by a real Prometheus.
+TESTS += tests/integration_openmetrics.sh
+EXTRA_DIST += tests/integration_openmetrics.sh
