@@ -28,6 +28,7 @@ struct health_target {
 	int64_t last_update_ns; /* monotonic; 0: never */
 	double last_duration_s;
 	uint64_t counters[HEALTH_C__COUNT];
+	int64_t created_ns; /* realtime */
 	char *last_error;
 };
 
@@ -104,6 +105,7 @@ struct health_target *health_target(struct health *h, const char *target,
 		t->target = xstrdup(target);
 		t->protocol = xstrdup(protocol);
 		t->last_duration_s = -1;
+		t->created_ns = clock_ns(CLOCK_REALTIME);
 		t->last_error = xstrdup("not started");
 		t->next = h->targets;
 		h->targets = t;
@@ -242,6 +244,7 @@ size_t health_snapshot(struct health *h, struct health_target_info **out)
 		    t->last_update_ns ? now - t->last_update_ns : -1;
 		v[i].last_duration_s = t->last_duration_s;
 		memcpy(v[i].counters, t->counters, sizeof v[i].counters);
+		v[i].created_ns = t->created_ns;
 		v[i].last_error = t->last_error ? xstrdup(t->last_error) : NULL;
 	}
 	pthread_mutex_unlock(&h->lock);

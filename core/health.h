@@ -40,6 +40,8 @@ struct health_target_info {
 	int64_t last_update_age_ns; /* -1: never */
 	double last_duration_s;	    /* last poll/read duration; <0: unknown */
 	uint64_t counters[HEALTH_C__COUNT];
+	/* Realtime ns the entry was made: its counters count from then. */
+	int64_t created_ns;
 	char *last_error; /* NULL if none; owned by the snapshot */
 };
 

@@ -769,6 +769,11 @@ bool api_path_known(const char *path)
 	return false;
 }
 
+const char *api_path_at(size_t i)
+{
+	return i < sizeof api_paths / sizeof api_paths[0] ? api_paths[i] : NULL;
+}
+
 int api_serve(const struct api_ctx *ctx, const char *path,
 	      const struct api_param *params, size_t n_params, struct buf *out)
 {

@@ -57,6 +57,10 @@ struct api_ctx {
 /* True if path is an API endpoint ("/api/v1/ports"), for 404 vs 405. */
 bool api_path_known(const char *path);
 
+/* The i-th API endpoint's path (in doc/api.md's order), NULL past the
+ * last: the index page links them. */
+const char *api_path_at(size_t i);
+
 /*
  * Serves a GET (or HEAD) of path with params. Appends a JSON body to out
  * and returns the HTTP status: 200; 400 for a bad or unknown parameter,

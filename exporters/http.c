@@ -20,12 +20,15 @@
 #include "api.h"
 #include "buf.h"
 #include "clock.h"
+#include "expfmt.h"
 #include "health.h"
+#include "home.h"
 #include "http_auth.h"
 #include "http_guard.h"
 #include "incidents.h"
 #include "log.h"
 #include "mem.h"
+#include "procstat.h"
 #include "prom.h"
 #include "units.h"
 #include "webcfg.h"
@@ -131,6 +134,7 @@ struct http_server {
 
 enum http_route {
 	HTTP_R_NONE,
+	HTTP_R_HOME,
 	HTTP_R_METRICS,
 	HTTP_R_HEALTHZ,
 	HTTP_R_API,
@@ -412,6 +416,8 @@ bool http_accepts_gzip(const char *ae)
 
 static enum http_route route(const char *url)
 {
+	if (strcmp(url, "/") == 0)
+		return HTTP_R_HOME;
 	if (strcmp(url, "/metrics") == 0)
 		return HTTP_R_METRICS;
 	if (strcmp(url, "/healthz") == 0)
@@ -481,20 +487,30 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 {
 	int64_t t0 = mono_ns();
 	int64_t prev = atomic_load(&s->last_render_ns);
+	enum expfmt f = expfmt_negotiate(MHD_lookup_connection_value(
+	    rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	struct procstat ps;
 	struct prom_self self = {
 		.scrape_duration_s = prev >= 0 ? (double)prev / 1e9 : -1,
 		.ident = s->ident,
+		.format = f,
+		.process = procstat_read(NULL, &ps) == 0 ? &ps : NULL,
 	};
+	/* The engine and the pusher are made once, at fabmond's start. */
+	double start_s = s->h ? (double)health_start_time_ns(s->h) / 1e9 : -1;
 	struct buf text;
 	buf_init(&text);
 	int rc = prom_render(s->st, s->h, &self, &text);
 	if (rc == 0 && s->rules)
-		rc = incidents_prom_render(s->rules, &text);
+		rc = incidents_prom_render(s->rules, f, start_s, &text);
 	if (rc == 0 && s->alert_meter) {
 		struct alert_meter_stats as;
 		alert_meter_get(s->alert_meter, &as);
-		rc = prom_render_alertmanager(&as, &text);
+		rc = prom_render_alertmanager(&as, f, start_s, &text);
 	}
+	expfmt_put_eof(&text, f);
+	if (rc == 0)
+		rc = buf_error(&text);
 	if (rc < 0) {
 		buf_fini(&text);
 		return reply_text(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -502,16 +518,17 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 				  NULL);
 	}
 	static const char *const plain_hdrs[] = { MHD_HTTP_HEADER_VARY,
-						  "Accept-Encoding", NULL };
+						  "Accept, Accept-Encoding",
+						  NULL };
 	static const char *const gzip_hdrs[] = {
-		MHD_HTTP_HEADER_VARY, "Accept-Encoding",
+		MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding",
 		MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip", NULL
 	};
 	const char *ae = MHD_lookup_connection_value(
 	    rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	if (!http_accepts_gzip(ae)) {
 		atomic_store(&s->last_render_ns, mono_ns() - t0);
-		return reply(rq, MHD_HTTP_OK, PROM_CONTENT_TYPE, &text,
+		return reply(rq, MHD_HTTP_OK, expfmt_content_type(f), &text,
 			     plain_hdrs);
 	}
 	struct buf z;
@@ -524,7 +541,7 @@ static enum MHD_Result serve_metrics(struct http_server *s,
 		return reply_text(rq, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "cannot compress metrics\n", NULL);
 	}
-	return reply(rq, MHD_HTTP_OK, PROM_CONTENT_TYPE, &z, gzip_hdrs);
+	return reply(rq, MHD_HTTP_OK, expfmt_content_type(f), &z, gzip_hdrs);
 }
 
 struct http_params {
@@ -738,6 +755,12 @@ static enum MHD_Result handle_req(struct http_server *s, const struct req *rq,
 	if (r == HTTP_R_NONE)
 		goto not_found;
 	switch (r) {
+	case HTTP_R_HOME: {
+		struct buf b;
+		buf_init(&b);
+		home_render(&b); /* a failed buffer is answered 500 */
+		return reply(rq, MHD_HTTP_OK, HOME_CONTENT_TYPE, &b, NULL);
+	}
 	case HTTP_R_METRICS:
 		return serve_metrics(s, rq);
 	case HTTP_R_HEALTHZ:

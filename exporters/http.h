@@ -1,7 +1,7 @@
 /*
  * http: fabmond's HTTP server (libmicrohttpd): /metrics (Prometheus
- * text, gzip when the client accepts it), /healthz and the JSON API
- * under /api/v1/ (see doc/api.md).
+ * text or OpenMetrics, gzip when the client accepts it), /healthz, the
+ * JSON API under /api/v1/ and an index page at / (see doc/api.md).
  *
  * fabmond binds and listens on each socket itself (so that errors name
  * the address and tests can ask for port 0) and hands it to one MHD

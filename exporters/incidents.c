@@ -310,16 +310,17 @@ static char *active_line(const struct rules_incident *in,
 	return line;
 }
 
-int incidents_prom_render(struct rules *r, struct buf *out)
+int incidents_prom_render(struct rules *r, enum expfmt f, double created_s,
+			  struct buf *out)
 {
 	struct rules_snapshot s;
 	rules_snapshot(r, true, &s);
 
-	buf_puts(out, "# HELP fabmon_incident_active 1 for each port a firing "
-		      "incident involves, by the port's role (origin, victim, "
-		      "spreader, member); sender is unmonitored for a storm "
-		      "from outside the view.\n"
-		      "# TYPE fabmon_incident_active gauge\n");
+	expfmt_put_family(out, f, "fabmon_incident_active", "gauge",
+			  "1 for each port a firing incident involves, by the "
+			  "port's role (origin, victim, spreader, member); "
+			  "sender is unmonitored for a storm from outside the "
+			  "view.");
 	/* One line per distinct label set, sorted. */
 	size_t n = 0, cap = 0;
 	char **lines = NULL;
@@ -351,8 +352,8 @@ int incidents_prom_render(struct rules *r, struct buf *out)
 		free(lines[i]);
 	free(lines);
 
-	buf_puts(out, "# HELP fabmon_incidents_total Incidents that fired, by "
-		      "kind.\n# TYPE fabmon_incidents_total counter\n");
+	expfmt_put_family(out, f, "fabmon_incidents_total", "counter",
+			  "Incidents that fired, by kind.");
 	for (int k = 0; k < RULES_KINDS; k++) {
 		static const char *const names[] = { "kind" };
 		const char *values[] = { rules_kind_name((enum rules_kind)k) };
@@ -361,16 +362,22 @@ int incidents_prom_render(struct rules *r, struct buf *out)
 		buf_putc(out, ' ');
 		buf_put_u64(out, s.fired_total[k]);
 		buf_putc(out, '\n');
+		if (f == EXPFMT_OPENMETRICS && created_s >= 0) {
+			buf_puts(out, "fabmon_incidents_created");
+			put_labels(out, names, values, 1);
+			buf_putc(out, ' ');
+			buf_put_double(out, created_s);
+			buf_putc(out, '\n');
+		}
 	}
 
 	if (s.n_ratios) {
-		buf_puts(out,
-			 "# HELP fabmon_pause_ratio Fraction of time paused "
-			 "by PFC over the last sample, as the rule engine "
-			 "saw it: rx, this port was paused; tx, it kept its "
-			 "peer paused (from pause time, else frames against "
-			 "the link speed's refresh rate).\n"
-			 "# TYPE fabmon_pause_ratio gauge\n");
+		expfmt_put_family(out, f, "fabmon_pause_ratio", "gauge",
+				  "Fraction of time paused by PFC over the "
+				  "last sample, as the rule engine saw it: rx, "
+				  "this port was paused; tx, it kept its peer "
+				  "paused (from pause time, else frames "
+				  "against the link speed's refresh rate).");
 		for (size_t i = 0; i < s.n_ratios; i++) {
 			const struct rules_port_ratio *pr = &s.ratios[i];
 			char prio[16];
@@ -395,14 +402,14 @@ int incidents_prom_render(struct rules *r, struct buf *out)
 		}
 	}
 
-	buf_puts(out, "# HELP fabmon_rules_tick_cpu_seconds CPU time of the "
-		      "rule engine's last tick.\n"
-		      "# TYPE fabmon_rules_tick_cpu_seconds gauge\n"
-		      "fabmon_rules_tick_cpu_seconds ");
+	expfmt_put_family(out, f, "fabmon_rules_tick_cpu_seconds", "gauge",
+			  "CPU time of the rule engine's last tick.");
+	buf_puts(out, "fabmon_rules_tick_cpu_seconds ");
 	buf_put_double(out, s.last_tick_cpu_s);
-	buf_puts(out, "\n# HELP fabmon_rules_ports Ports in the rule engine's "
-		      "view.\n# TYPE fabmon_rules_ports gauge\n"
-		      "fabmon_rules_ports ");
+	buf_putc(out, '\n');
+	expfmt_put_family(out, f, "fabmon_rules_ports", "gauge",
+			  "Ports in the rule engine's view.");
+	buf_puts(out, "fabmon_rules_ports ");
 	buf_put_u64(out, s.ports);
 	buf_putc(out, '\n');
 	rules_snapshot_free(&s);

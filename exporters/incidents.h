@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "buf.h"
+#include "expfmt.h"
 
 struct rules;
 struct links;
@@ -33,8 +34,11 @@ int incidents_api_incidents(struct rules *r, const struct api_param *params,
 int incidents_api_topology(struct links *l, const struct api_param *params,
 			   size_t n_params, struct buf *out);
 
-/* Appends the engine's families to a Prometheus exposition. 0 or
+/* Appends the engine's families to a Prometheus exposition in format f.
+ * fabmon_incidents_total counts from created_s (the engine's making,
+ * fabmond's start; < 0: unknown), its _created in OpenMetrics. 0 or
  * -ENOMEM. */
-int incidents_prom_render(struct rules *r, struct buf *out);
+int incidents_prom_render(struct rules *r, enum expfmt f, double created_s,
+			  struct buf *out);
 
 #endif

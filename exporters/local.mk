@@ -6,6 +6,8 @@ libfabmon_exporters_a_CPPFLAGS = $(EXPORTERS_CPPFLAGS)
 libfabmon_exporters_a_SOURCES = \
 	exporters/buf.c exporters/buf.h \
 	exporters/prom.c exporters/prom.h \
+	exporters/expfmt.c exporters/expfmt.h \
+	exporters/home.c exporters/home.h \
 	exporters/api.c exporters/api.h \
 	exporters/http.c exporters/http.h \
 	exporters/http_guard.c exporters/http_guard.h \
@@ -34,3 +36,15 @@ TESTS += tests/check_alert_labels
 tests_check_alert_labels_SOURCES = tests/check_alert_labels.c
 tests_check_alert_labels_CFLAGS = $(TEST_CFLAGS)
 tests_check_alert_labels_LDADD = $(TEST_LIBS)
+
+# The choice of exposition format and what differs between the two.
+check_PROGRAMS += tests/check_expfmt
+TESTS += tests/check_expfmt
+tests_check_expfmt_SOURCES = tests/check_expfmt.c
+tests_check_expfmt_CFLAGS = $(TEST_CFLAGS)
+tests_check_expfmt_LDADD = $(TEST_LIBS)
+
+# OpenMetrics from a running fabmond, read by prometheus_client's parser
+# and negotiated by a real Prometheus.
+TESTS += tests/integration_openmetrics.sh
+EXTRA_DIST += tests/integration_openmetrics.sh

@@ -21,9 +21,12 @@
 
 #include "alert.h"
 #include "counters.h"
+#include "expfmt.h"
+#include "fabmon_revision.h"
 #include "health.h"
 #include "mem.h"
 #include "ident.h"
+#include "procstat.h"
 #include "store.h"
 
 #include <errno.h>
@@ -51,6 +54,7 @@ struct prom_label_ent {
 struct prom_render_ctx {
 	struct store *st;
 	struct buf *out;
+	enum expfmt fmt;
 	struct prom_label_ent *cache;
 };
 
@@ -89,39 +93,40 @@ static void put_label(struct buf *b, bool *first, const char *name,
 #define PUT_LABEL(b, first, lit, v, vlen) \
 	put_label(b, first, lit, sizeof lit - 1, v, vlen)
 
-static void put_header(struct buf *b, const char *name, const char *type,
-		       const char *help)
+/* A gauge family with one unlabelled sample. */
+static void put_gauge(struct buf *b, enum expfmt f, const char *name,
+		      const char *help, double v)
 {
-	buf_append(b, "# HELP ", 7);
-	buf_puts(b, name);
-	buf_putc(b, ' ');
-	buf_put_help_escaped(b, help);
-	buf_append(b, "\n# TYPE ", 8);
-	buf_puts(b, name);
-	buf_putc(b, ' ');
-	buf_puts(b, type);
-	buf_putc(b, '\n');
-}
-
-/* A family with one unlabelled sample. */
-static void put_single(struct buf *b, const char *name, const char *type,
-		       const char *help, double v)
-{
-	put_header(b, name, type, help);
+	expfmt_put_family(b, f, name, "gauge", help);
 	buf_puts(b, name);
 	buf_putc(b, ' ');
 	buf_put_double(b, v);
 	buf_putc(b, '\n');
 }
 
-static void put_single_u64(struct buf *b, const char *name, const char *type,
-			   const char *help, uint64_t v)
+/* A counter family with one unlabelled sample, straight from uint64_t
+ * (totals above 2^53 stay exact), created at created_s (< 0: unknown). */
+static void put_counter(struct buf *b, enum expfmt f, const char *name,
+			const char *help, uint64_t v, double created_s)
 {
-	put_header(b, name, type, help);
+	expfmt_put_family(b, f, name, "counter", help);
 	buf_puts(b, name);
 	buf_putc(b, ' ');
 	buf_put_u64(b, v);
 	buf_putc(b, '\n');
+	expfmt_put_created(b, f, name, "", created_s);
+}
+
+/* A counter family with one unlabelled sample, as a double. */
+static void put_counter_double(struct buf *b, enum expfmt f, const char *name,
+			       const char *help, double v, double created_s)
+{
+	expfmt_put_family(b, f, name, "counter", help);
+	buf_puts(b, name);
+	buf_putc(b, ' ');
+	buf_put_double(b, v);
+	buf_putc(b, '\n');
+	expfmt_put_created(b, f, name, "", created_s);
 }
 
 static void put_series(struct prom_render_ctx *c,
@@ -234,10 +239,11 @@ static int render_store(struct prom_render_ctx *c)
 			last++;
 		size_t end = counts[last];
 		if (end > pos) {
-			put_header(c->out, ci->family,
-				   ci->kind == FM_KIND_GAUGE ? "gauge"
-							     : "counter",
-				   family_help(id));
+			/* No _created: see prom.h. */
+			expfmt_put_family(c->out, c->fmt, ci->family,
+					  ci->kind == FM_KIND_GAUGE ? "gauge"
+								    : "counter",
+					  family_help(id));
 			size_t fam_len = strlen(ci->family);
 			for (; pos < end; pos++) {
 				const struct prom_rec *r = &recs[order[pos]];
@@ -283,45 +289,47 @@ static void put_target_labels(struct buf *b, const char *name,
 	buf_append(b, "\"} ", 3);
 }
 
-/* The per-target families, one header and one line per target each. */
-static void render_targets(struct buf *b, const struct health_target_info *v,
-			   size_t n)
+/* The per-target families, one header and one line per target each.
+ * The counters start with the target's entry (its first configuration,
+ * at the start or the reload that added it): their _created. */
+static void render_targets(struct buf *b, enum expfmt f,
+			   const struct health_target_info *v, size_t n)
 {
 	static const struct {
-		const char *name, *type, *help;
+		const char *name, *help;
 	} fams[] = {
-		{ "fabmon_target_up", "gauge",
+		{ "fabmon_target_up",
 		  "1 if fabmond's collector for the target is connected and "
 		  "collecting." },
-		{ "fabmon_target_last_update_age_seconds", "gauge",
+		{ "fabmon_target_last_update_age_seconds",
 		  "Seconds since the target's last data arrived (absent "
 		  "before the first)." },
-		{ "fabmon_target_last_duration_seconds", "gauge",
+		{ "fabmon_target_last_duration_seconds",
 		  "Duration of the target's last poll or read." },
-		{ "fabmon_target_sync_seen", "gauge",
+		{ "fabmon_target_sync_seen",
 		  "1 once the target's gNMI stream sent its sync_response "
 		  "(initial state complete)." },
 	};
-	for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+	for (size_t k = 0; k < sizeof fams / sizeof fams[0]; k++) {
 		bool header = false;
 		for (size_t i = 0; i < n; i++) {
 			double val;
-			if (f == 0)
+			if (k == 0)
 				val = v[i].up ? 1 : 0;
-			else if (f == 1 && v[i].last_update_age_ns >= 0)
+			else if (k == 1 && v[i].last_update_age_ns >= 0)
 				val = ns_to_s(v[i].last_update_age_ns);
-			else if (f == 2 && v[i].last_duration_s >= 0)
+			else if (k == 2 && v[i].last_duration_s >= 0)
 				val = v[i].last_duration_s;
-			else if (f == 3 && strcmp(v[i].protocol, "gnmi") == 0)
+			else if (k == 3 && strcmp(v[i].protocol, "gnmi") == 0)
 				val = v[i].sync_seen ? 1 : 0;
 			else
 				continue;
 			if (!header) {
-				put_header(b, fams[f].name, fams[f].type,
-					   fams[f].help);
+				expfmt_put_family(b, f, fams[k].name, "gauge",
+						  fams[k].help);
 				header = true;
 			}
-			put_target_labels(b, fams[f].name, &v[i]);
+			put_target_labels(b, fams[k].name, &v[i]);
 			buf_put_double(b, val);
 			buf_putc(b, '\n');
 		}
@@ -332,30 +340,38 @@ static void render_targets(struct buf *b, const struct health_target_info *v,
 		const char *help = counter_help[c]
 				       ? counter_help[c]
 				       : "Collector events for the target.";
-		char *fam =
-		    xasprintf("fabmon_target_%s_total",
-			      health_counter_name((enum health_counter)c));
-		put_header(b, fam, "counter", help);
+		const char *cn = health_counter_name((enum health_counter)c);
+		char *fam = xasprintf("fabmon_target_%s_total", cn);
+		char *created = xasprintf("fabmon_target_%s_created", cn);
+		expfmt_put_family(b, f, fam, "counter", help);
 		for (size_t i = 0; i < n; i++) {
 			put_target_labels(b, fam, &v[i]);
 			buf_put_u64(b, v[i].counters[c]);
 			buf_putc(b, '\n');
+			if (f != EXPFMT_OPENMETRICS)
+				continue;
+			put_target_labels(b, created, &v[i]);
+			buf_put_double(b, ns_to_s(v[i].created_ns));
+			buf_putc(b, '\n');
 		}
+		free(created);
 		free(fam);
 	}
 }
 
 /* fabmon_nic_port_info: what each NIC port label stands for, so that
  * queries can join the NIC families by netdev or RDMA device. */
-static void render_nic_ident(struct ident_table *t, struct buf *b)
+static void render_nic_ident(struct ident_table *t, enum expfmt f,
+			     struct buf *b)
 {
 	struct ident_port *v;
 	size_t n = ident_list(t, &v);
 	if (!n)
 		return;
-	put_header(b, "fabmon_nic_port_info", "gauge",
-		   "Identity of a NIC port: its RDMA device and port, netdev "
-		   "and link layer; the value is 1.");
+	expfmt_put_family(
+	    b, f, "fabmon_nic_port_info", "info",
+	    "Identity of a NIC port: its RDMA device and port, netdev "
+	    "and link layer; the value is 1.");
 	for (size_t i = 0; i < n; i++) {
 		buf_puts(b, "fabmon_nic_port_info{device=\"");
 		buf_put_label_escaped(b, v[i].device);
@@ -374,79 +390,121 @@ static void render_nic_ident(struct ident_table *t, struct buf *b)
 	ident_list_free(v, n);
 }
 
-static void render_self(struct store *st, struct health *h,
-			const struct prom_self *self, struct buf *b)
+/* The process_* families of the Prometheus client libraries. */
+static void render_process(const struct procstat *ps, enum expfmt f,
+			   struct buf *b)
+{
+	/* CPU time counts from the process's start. */
+	put_counter_double(b, f, "process_cpu_seconds_total",
+			   "Total user and system CPU time spent in seconds.",
+			   ps->cpu_seconds, ps->start_time_s);
+	if (ps->open_fds >= 0)
+		put_gauge(b, f, "process_open_fds",
+			  "Number of open file descriptors.", ps->open_fds);
+	if (ps->max_fds >= 0)
+		put_gauge(b, f, "process_max_fds",
+			  "Maximum number of open file descriptors.",
+			  ps->max_fds);
+	put_gauge(b, f, "process_resident_memory_bytes",
+		  "Resident memory size in bytes.", ps->resident_bytes);
+	put_gauge(b, f, "process_virtual_memory_bytes",
+		  "Virtual memory size in bytes.", ps->virtual_bytes);
+	if (ps->virtual_max_bytes >= 0)
+		put_gauge(b, f, "process_virtual_memory_max_bytes",
+			  "Maximum amount of virtual memory available in "
+			  "bytes.",
+			  ps->virtual_max_bytes);
+	put_gauge(b, f, "process_start_time_seconds",
+		  "Start time of the process since unix epoch in seconds.",
+		  ps->start_time_s);
+}
+
+/* The store's own figures. Its counters start with the store, which
+ * fabmond creates at its start and keeps across reloads. */
+static void render_store_self(struct store *st, double start_s, enum expfmt f,
+			      struct buf *b)
 {
 	struct store_stats ss;
 	store_get_stats(st, &ss);
+	put_gauge(b, f, "fabmon_store_series",
+		  "Series held in the counter store.", (double)ss.series);
+	put_gauge(b, f, "fabmon_store_stale_series",
+		  "Series not updated for their stale interval (not "
+		  "exported).",
+		  (double)ss.stale_series);
+	put_gauge(b, f, "fabmon_store_labels",
+		  "Interned label strings in the counter store.",
+		  (double)ss.labels);
+	put_gauge(b, f, "fabmon_store_memory_bytes",
+		  "Bytes held by the counter store.", (double)ss.memory_bytes);
+	put_counter(b, f, "fabmon_store_updates_total",
+		    "Samples written to the counter store.", ss.updates_total,
+		    start_s);
+	put_counter(b, f, "fabmon_series_resets_total",
+		    "Counter resets and discontinuities seen (no rate, "
+		    "total kept).",
+		    ss.resets_total, start_s);
+	put_counter(b, f, "fabmon_series_implausible_deltas_total",
+		    "Counter deltas above what the source can carry (the "
+		    "port's line rate with a margin, or the mapping's "
+		    "max_rate): discontinuities, never added to a total; "
+		    "also in fabmon_series_resets_total.",
+		    ss.implausible_total, start_s);
+	put_counter(b, f, "fabmon_store_rejected_samples_total",
+		    "Samples dropped as out of order, invalid or "
+		    "conflicting.",
+		    ss.rejected_total, start_s);
+}
 
-	put_header(b, "fabmon_build_info", "gauge",
-		   "fabmond's version, as a label; the value is 1.");
+static void render_self(struct store *st, struct health *h,
+			const struct prom_self *self, enum expfmt f,
+			struct buf *b)
+{
+	double start_s = h ? ns_to_s(health_start_time_ns(h)) : -1;
+
+	expfmt_put_family(b, f, "fabmon_build_info", "info",
+			  "fabmond's version and the source revision it was "
+			  "built from, as labels; the value is 1.");
 	buf_puts(b, "fabmon_build_info{version=\"");
 	buf_put_label_escaped(b, PACKAGE_VERSION);
+	buf_puts(b, "\",revision=\"");
+	buf_put_label_escaped(b, FABMON_REVISION);
 	buf_puts(b, "\"} 1\n");
+	if (self && self->process)
+		render_process(self->process, f, b);
 	if (h)
-		put_single(b, "fabmon_start_time_seconds", "gauge",
-			   "Time fabmond started, seconds since the epoch.",
-			   ns_to_s(health_start_time_ns(h)));
+		put_gauge(b, f, "fabmon_start_time_seconds",
+			  "Time fabmond started, seconds since the epoch.",
+			  start_s);
 	if (self && self->scrape_duration_s >= 0)
-		put_single(b, "fabmon_scrape_duration_seconds", "gauge",
-			   "Time the previous /metrics render took.",
-			   self->scrape_duration_s);
-	put_single(b, "fabmon_store_series", "gauge",
-		   "Series held in the counter store.", (double)ss.series);
-	put_single(b, "fabmon_store_stale_series", "gauge",
-		   "Series not updated for their stale interval (not "
-		   "exported).",
-		   (double)ss.stale_series);
-	put_single(b, "fabmon_store_labels", "gauge",
-		   "Interned label strings in the counter store.",
-		   (double)ss.labels);
-	put_single(b, "fabmon_store_memory_bytes", "gauge",
-		   "Bytes held by the counter store.", (double)ss.memory_bytes);
-
-	/* Counters straight from uint64_t, so totals above 2^53 stay exact. */
-	put_single_u64(b, "fabmon_store_updates_total", "counter",
-		       "Samples written to the counter store.",
-		       ss.updates_total);
-	put_single_u64(b, "fabmon_series_resets_total", "counter",
-		       "Counter resets and discontinuities seen (no rate, "
-		       "total kept).",
-		       ss.resets_total);
-	put_single_u64(b, "fabmon_series_implausible_deltas_total", "counter",
-		       "Counter deltas above what the source can carry (the "
-		       "port's line rate with a margin, or the mapping's "
-		       "max_rate): discontinuities, never added to a total; "
-		       "also in fabmon_series_resets_total.",
-		       ss.implausible_total);
-	put_single_u64(b, "fabmon_store_rejected_samples_total", "counter",
-		       "Samples dropped as out of order, invalid or "
-		       "conflicting.",
-		       ss.rejected_total);
+		put_gauge(b, f, "fabmon_scrape_duration_seconds",
+			  "Time the previous /metrics render took.",
+			  self->scrape_duration_s);
+	render_store_self(st, start_s, f, b);
 
 	if (!h)
 		return;
 	bool ok;
 	int64_t when_ns, success_ns;
 	health_get_reload(h, &ok, &when_ns, &success_ns);
-	put_single(b, "fabmon_config_last_reload_successful", "gauge",
-		   "1 if the last configuration load succeeded.", ok ? 1 : 0);
-	put_single(b, "fabmon_config_last_reload_success_timestamp_seconds",
-		   "gauge",
-		   "Time of the last successful configuration load, seconds "
-		   "since the epoch.",
-		   ns_to_s(success_ns));
+	put_gauge(b, f, "fabmon_config_last_reload_successful",
+		  "1 if the last configuration load succeeded.", ok ? 1 : 0);
+	put_gauge(b, f, "fabmon_config_last_reload_success_timestamp_seconds",
+		  "Time of the last successful configuration load, seconds "
+		  "since the epoch.",
+		  ns_to_s(success_ns));
 
 	struct health_target_info *v = NULL;
 	size_t n = health_snapshot(h, &v);
-	render_targets(b, v, n);
+	render_targets(b, f, v, n);
 	health_snapshot_free(v, n);
 }
 
 int prom_render(struct store *st, struct health *h,
 		const struct prom_self *self, struct buf *out)
 {
-	struct prom_render_ctx c = { .st = st, .out = out };
+	enum expfmt f = self ? self->format : EXPFMT_TEXT;
+	struct prom_render_ctx c = { .st = st, .out = out, .fmt = f };
 	c.cache = calloc(PROM_LABEL_CACHE, sizeof *c.cache);
 	if (!c.cache)
 		return -ENOMEM;
@@ -454,49 +512,47 @@ int prom_render(struct store *st, struct health *h,
 	free(c.cache);
 	if (rc < 0)
 		return rc;
-	render_nic_ident(self ? self->ident : NULL, out);
-	render_self(st, h, self, out);
+	render_nic_ident(self ? self->ident : NULL, f, out);
+	render_self(st, h, self, f, out);
 	return buf_error(out);
 }
 
-int prom_render_alertmanager(const struct alert_meter_stats *st,
-			     struct buf *out)
+int prom_render_alertmanager(const struct alert_meter_stats *st, enum expfmt f,
+			     double created_s, struct buf *out)
 {
 	if (!st->ever)
 		return buf_error(out);
-	put_single(out, "fabmon_alertmanager_configured", "gauge",
-		   "1 while incidents are pushed to an Alertmanager.",
-		   st->attached ? 1 : 0);
-	put_single_u64(out, "fabmon_alertmanager_posts_total", "counter",
-		       "Posts of alerts Alertmanager accepted (2xx).",
-		       st->posts_ok);
-	put_single_u64(out, "fabmon_alertmanager_post_failures_total",
-		       "counter",
-		       "Posts that failed: connection, timeout or a non-2xx "
-		       "answer.",
-		       st->posts_failed);
-	put_single_u64(out, "fabmon_alertmanager_retries_total", "counter",
-		       "Posts made again after a failed one (with backoff).",
-		       st->retries);
-	put_single_u64(out, "fabmon_alertmanager_alerts_sent_total", "counter",
-		       "Alerts in accepted posts (firing, resent and "
-		       "resolved).",
-		       st->alerts_sent);
-	put_single_u64(out, "fabmon_alertmanager_alerts_dropped_total",
-		       "counter",
-		       "Incidents not pushed because the alert table "
-		       "(alertmanager.max_alerts) was full.",
-		       st->dropped);
-	put_single(out, "fabmon_alertmanager_queue_length", "gauge",
-		   "Alerts waiting to be sent or resent now.",
-		   (double)st->pending);
-	put_single(out, "fabmon_alertmanager_alerts_tracked", "gauge",
-		   "Alerts in the pusher's table (firing, and resolutions "
-		   "still being repeated).",
-		   (double)st->tracked);
+	put_gauge(out, f, "fabmon_alertmanager_configured",
+		  "1 while incidents are pushed to an Alertmanager.",
+		  st->attached ? 1 : 0);
+	put_counter(out, f, "fabmon_alertmanager_posts_total",
+		    "Posts of alerts Alertmanager accepted (2xx).",
+		    st->posts_ok, created_s);
+	put_counter(out, f, "fabmon_alertmanager_post_failures_total",
+		    "Posts that failed: connection, timeout or a non-2xx "
+		    "answer.",
+		    st->posts_failed, created_s);
+	put_counter(out, f, "fabmon_alertmanager_retries_total",
+		    "Posts made again after a failed one (with backoff).",
+		    st->retries, created_s);
+	put_counter(out, f, "fabmon_alertmanager_alerts_sent_total",
+		    "Alerts in accepted posts (firing, resent and "
+		    "resolved).",
+		    st->alerts_sent, created_s);
+	put_counter(out, f, "fabmon_alertmanager_alerts_dropped_total",
+		    "Incidents not pushed because the alert table "
+		    "(alertmanager.max_alerts) was full.",
+		    st->dropped, created_s);
+	put_gauge(out, f, "fabmon_alertmanager_queue_length",
+		  "Alerts waiting to be sent or resent now.",
+		  (double)st->pending);
+	put_gauge(out, f, "fabmon_alertmanager_alerts_tracked",
+		  "Alerts in the pusher's table (firing, and resolutions "
+		  "still being repeated).",
+		  (double)st->tracked);
 	if (st->last_ok_age_s >= 0)
-		put_single(out, "fabmon_alertmanager_last_success_age_seconds",
-			   "gauge", "Seconds since the last accepted post.",
-			   st->last_ok_age_s);
+		put_gauge(
+		    out, f, "fabmon_alertmanager_last_success_age_seconds",
+		    "Seconds since the last accepted post.", st->last_ok_age_s);
 	return buf_error(out);
 }

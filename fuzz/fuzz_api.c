@@ -2,13 +2,15 @@
  * fuzz_api: the HTTP query side of the JSON API. The input is split
  * into a path and "key=value" parameters (NUL- or '&'-separated, as MHD
  * hands them over decoded) and served against a small store; the
- * Accept-Encoding parser gets the same bytes. Nothing may crash, leak or
- * answer other than 200/400/404.
+ * Accept-Encoding parser and the Accept negotiation of /metrics get the
+ * same bytes. Nothing may crash, leak or answer other than 200/400/404,
+ * and the negotiation names one of the two formats.
  */
 #include "config.h"
 
 #include "api.h"
 #include "buf.h"
+#include "expfmt.h"
 #include "health.h"
 #include "http.h"
 #include "store.h"
@@ -51,6 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 
 	(void)http_accepts_gzip(text);
+	enum expfmt f = expfmt_negotiate(text);
+	if (f != EXPFMT_TEXT && f != EXPFMT_OPENMETRICS)
+		abort();
 
 	/* First token: the path; then parameters. */
 	struct api_param params[16];

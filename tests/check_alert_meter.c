@@ -87,7 +87,7 @@ static char *render(const struct alert_meter_stats *st)
 {
 	struct buf b;
 	buf_init(&b);
-	ck_assert_int_eq(prom_render_alertmanager(st, &b), 0);
+	ck_assert_int_eq(prom_render_alertmanager(st, EXPFMT_TEXT, -1, &b), 0);
 	size_t len;
 	char *s = buf_steal(&b, &len);
 	buf_fini(&b);

@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "counters.h"
+#include "fabmon_revision.h"
 #include "health.h"
 #include "http.h"
 #include "log.h"
@@ -153,8 +154,14 @@ static CURLcode request_url(const char *url, const char *method,
 	CURL *c = curl_easy_init();
 	ck_assert_ptr_nonnull(c);
 	struct curl_slist *hdrs = NULL;
-	if (extra_header)
-		hdrs = curl_slist_append(hdrs, extra_header);
+	/* extra_header: one header, or several separated by '\n'. */
+	for (const char *h = extra_header; h && *h;) {
+		size_t n = strcspn(h, "\n");
+		char one[512];
+		snprintf(one, sizeof one, "%.*s", (int)n, h);
+		hdrs = curl_slist_append(hdrs, one);
+		h += n + (h[n] == '\n');
+	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
@@ -282,7 +289,7 @@ START_TEST(test_metrics_is_prometheus_text)
 	ck_assert_int_eq(r.status, 200);
 	ck_assert_str_eq(r.ctype, "text/plain; version=0.0.4; charset=utf-8");
 	ck_assert_str_eq(r.cenc, "");
-	ck_assert_str_eq(r.vary, "Accept-Encoding");
+	ck_assert_str_eq(r.vary, "Accept, Accept-Encoding");
 	ck_assert_ptr_nonnull(strstr(
 	    r.body, "\nfabmon_pfc_frames_total{device=\"leaf1\",port="
 		    "\"Ethernet0\",priority=\"3\",direction=\"rx\"} 1010\n"));
@@ -329,6 +336,61 @@ START_TEST(test_metrics_gzip_when_the_client_accepts_it)
 	ck_assert_str_eq(z.cenc, "");
 	ck_assert_ptr_nonnull(strstr(z.body, "# HELP fabmon_bytes_total"));
 	resp_free(&z);
+}
+END_TEST
+
+START_TEST(test_metrics_openmetrics_when_the_scraper_asks)
+{
+	rate("leaf1", "Ethernet0", FM_C_PFC_RX_FRAMES, 3, 1, 10);
+	static const char om_ctype[] =
+	    "application/openmetrics-text; version=1.0.0; charset=utf-8";
+	struct resp r;
+	request("/metrics", NULL,
+		"Accept: application/openmetrics-text;version=1.0.0,"
+		"application/openmetrics-text;version=0.0.1;q=0.75,"
+		"text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+		&r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.ctype, om_ctype);
+	ck_assert_str_eq(r.vary, "Accept, Accept-Encoding");
+	ck_assert_ptr_nonnull(strstr(r.body, "\n# TYPE fabmon_pfc_frames "
+					     "counter\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    r.body, "\nfabmon_pfc_frames_total{device=\"leaf1\",port="
+		    "\"Ethernet0\",priority=\"3\",direction=\"rx\"} 1010\n"));
+	ck_assert_ptr_nonnull(strstr(r.body, "\n# TYPE fabmon_build info\n"));
+	ck_assert_ptr_nonnull(strstr(r.body, "\nprocess_open_fds "));
+	ck_assert_ptr_nonnull(
+	    strstr(r.body, "\nfabmon_store_updates_created "));
+	size_t n = strlen(r.body);
+	ck_assert(n > 7 && strcmp(r.body + n - 7, "\n# EOF\n") == 0);
+	ck_assert_ptr_eq(strstr(r.body, "# EOF"), r.body + n - 6);
+	resp_free(&r);
+
+	/* Compressed too. */
+	request("/metrics", NULL,
+		"Accept: application/openmetrics-text\nAccept-Encoding: gzip",
+		&r);
+	ck_assert_str_eq(r.ctype, om_ctype);
+	ck_assert_str_eq(r.cenc, "gzip");
+	char *text = inflate_all(r.body, r.len, &n);
+	ck_assert(n > 7 && strcmp(text + n - 7, "\n# EOF\n") == 0);
+	ck_assert_ptr_nonnull(strstr(text, "\n# TYPE fabmon_pfc_frames "
+					   "counter\n"));
+	free(text);
+	resp_free(&r);
+
+	/* Text when OpenMetrics is refused or not named. */
+	request("/metrics", NULL, "Accept: application/openmetrics-text;q=0",
+		&r);
+	ck_assert_str_eq(r.ctype, "text/plain; version=0.0.4; charset=utf-8");
+	ck_assert_ptr_null(strstr(r.body, "# EOF"));
+	ck_assert_ptr_nonnull(strstr(r.body, "# TYPE process_cpu_seconds_total"
+					     " counter\n"));
+	resp_free(&r);
+	request("/metrics", NULL, "Accept: */*", &r);
+	ck_assert_str_eq(r.ctype, "text/plain; version=0.0.4; charset=utf-8");
+	resp_free(&r);
 }
 END_TEST
 
@@ -400,6 +462,55 @@ START_TEST(test_healthz_says_ok)
 	ck_assert_str_eq(r.body, "ok\n");
 	ck_assert_str_eq(r.ctype, "text/plain; charset=utf-8");
 	resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_index_page_links_the_endpoints)
+{
+	struct resp r;
+	get("/", &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.ctype, "text/html; charset=utf-8");
+	ck_assert_ptr_nonnull(strstr(r.body, "<!DOCTYPE html>"));
+	char want[160];
+	snprintf(want, sizeof want, "fabmon %s (revision <code>%s</code>)",
+		 PACKAGE_VERSION, FABMON_REVISION);
+	ck_assert_msg(strstr(r.body, want), "no '%s' in %s", want, r.body);
+	static const char *const links[] = {
+		"metrics",	   "healthz",	    "api/v1/targets",
+		"api/v1/ports",	   "api/v1/status", "api/v1/incidents",
+		"api/v1/topology", "api/v1/report",
+	};
+	for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+		snprintf(want, sizeof want, "<a href=\"%s\"><code>/%s</code>",
+			 links[i], links[i]);
+		ck_assert_msg(strstr(r.body, want), "no link %s", links[i]);
+		/* Each link leads somewhere that answers. */
+		struct resp l;
+		char path[64];
+		snprintf(path, sizeof path, "/%s", links[i]);
+		get(path, &l);
+		ck_assert_msg(l.status == 200, "%s: %ld", path, l.status);
+		resp_free(&l);
+	}
+	ck_assert_ptr_nonnull(strstr(r.body, "</html>\n"));
+	resp_free(&r);
+
+	request("/", "HEAD", NULL, &r);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.ctype, "text/html; charset=utf-8");
+	ck_assert_uint_eq(r.len, 0);
+	resp_free(&r);
+	request("/", "POST", NULL, &r);
+	ck_assert_int_eq(r.status, 405);
+	resp_free(&r);
+	static const char *const others[] = { "/index.html", "/x/", "/?" };
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+		get(others[i], &r);
+		ck_assert_msg(r.status == (i == 2 ? 200 : 404), "%s: %ld",
+			      others[i], r.status);
+		resp_free(&r);
+	}
 }
 END_TEST
 
@@ -1310,7 +1421,9 @@ static Suite *http_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_metrics_is_prometheus_text);
 	tcase_add_test(tc, test_metrics_gzip_when_the_client_accepts_it);
+	tcase_add_test(tc, test_metrics_openmetrics_when_the_scraper_asks);
 	tcase_add_test(tc, test_keep_alive_reuses_the_connection);
+	tcase_add_test(tc, test_index_page_links_the_endpoints);
 	tcase_add_test(tc, test_accept_encoding_parsing);
 	tcase_add_test(tc, test_head_metrics_has_headers_and_no_body);
 	tcase_add_test(tc, test_healthz_says_ok);

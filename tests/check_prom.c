@@ -9,7 +9,10 @@
 #include "buf.h"
 #include "counters.h"
 #include "health.h"
+#include "expfmt.h"
+#include "fabmon_revision.h"
 #include "ident.h"
+#include "procstat.h"
 #include "prom.h"
 #include "store.h"
 
@@ -446,8 +449,9 @@ START_TEST(test_health_families)
 	const char *t = render_with(&self);
 	check_structure(t, NULL);
 	char want[128];
-	snprintf(want, sizeof want, "fabmon_build_info{version=\"%s\"} 1",
-		 PACKAGE_VERSION);
+	snprintf(want, sizeof want,
+		 "fabmon_build_info{version=\"%s\",revision=\"%s\"} 1",
+		 PACKAGE_VERSION, FABMON_REVISION);
 	ck_line(t, want);
 	ck_assert(has_prefix(t, "fabmon_start_time_seconds "));
 	ck_line(t, "fabmon_scrape_duration_seconds 0.125");
@@ -743,6 +747,233 @@ START_TEST(test_promtool_accepts_the_exposition)
 }
 END_TEST
 
+/* Fixed process figures, so their lines can be checked exactly. */
+static const struct procstat fixed_process = {
+	.cpu_seconds = 1.5,
+	.resident_bytes = 8388608,
+	.virtual_bytes = 104857600,
+	.start_time_s = 1700000000.25,
+	.open_fds = 9,
+	.max_fds = 1024,
+	.virtual_max_bytes = PROCSTAT_UNLIMITED,
+};
+
+/* Everything prom_render can show: every canonical family, a target,
+ * a NIC identity. */
+static void fill_everything(void)
+{
+	static const int ident_owner;
+	fill_every_counter();
+	struct health_target *a = health_target(hl, "le\"af1", "gnmi");
+	health_target_set_up(a, true, NULL);
+	health_target_updated(a, 3);
+	struct ident_port id = { "h0", "mlx5_0",    "mlx5_0",
+				 1,    "ens1f0np0", "Ethernet" };
+	ident_publish(ids, &ident_owner, &id, 1);
+}
+
+/* A render in f with the fixed process figures, ended as http.c does. */
+static const char *render_fmt(enum expfmt f)
+{
+	struct prom_self self = { .scrape_duration_s = 0.25,
+				  .ident = ids,
+				  .format = f,
+				  .process = &fixed_process };
+	struct buf b;
+	buf_init(&b);
+	ck_assert_int_eq(prom_render(st, hl, &self, &b), 0);
+	expfmt_put_eof(&b, f);
+	size_t len;
+	free(text);
+	text = buf_steal(&b, &len);
+	ck_assert_ptr_nonnull(text);
+	return text;
+}
+
+/* Lines of t that start with prefix; with skip, those that do not
+ * (and do not contain skip) when prefix is NULL. */
+static size_t count_lines(const char *t, const char *prefix, const char *skip)
+{
+	size_t n = 0;
+	for (const char *p = t; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		if (prefix
+			? strncmp(p, prefix, strlen(prefix)) == 0
+			: (p[0] != '#' && !memmem(p, len, skip, strlen(skip))))
+			n++;
+		p += len + (eol != NULL);
+	}
+	return n;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/*
+ * Walks an OpenMetrics exposition: families open with HELP and TYPE
+ * (any order) and an optional UNIT that ends the family's name; a
+ * counter family's name has no _total and its samples are name_total
+ * or name_created, an info family's are name_info, a gauge's the name;
+ * no family twice; "# EOF" is the last line and only there. Returns
+ * the number of _created samples.
+ */
+static size_t check_openmetrics(const char *t)
+{
+	char seen[256][96];
+	size_t nseen = 0, created = 0;
+	char cur[96] = "", type[16] = "";
+	const char *p = t;
+	bool eof = false;
+	while (*p) {
+		ck_assert_msg(!eof, "text after # EOF");
+		const char *eol = strchr(p, '\n');
+		ck_assert_msg(eol != NULL, "last line not terminated");
+		size_t len = (size_t)(eol - p);
+		char line[4096], name[96], word[64];
+		ck_assert_uint_lt(len, sizeof line);
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p = eol + 1;
+		if (strcmp(line, "# EOF") == 0) {
+			eof = true;
+			continue;
+		}
+		if (line[0] == '#') {
+			ck_assert_int_eq(
+			    sscanf(line, "# %63s %95s", word, name), 2);
+			if (strcmp(name, cur) != 0) {
+				for (size_t i = 0; i < nseen; i++)
+					ck_assert_msg(strcmp(seen[i], name),
+						      "family %s twice", name);
+				ck_assert_uint_lt(nseen, 256);
+				strcpy(seen[nseen++], name);
+				strcpy(cur, name);
+				type[0] = '\0';
+			}
+			if (strcmp(word, "TYPE") == 0) {
+				ck_assert_int_eq(
+				    sscanf(line, "# TYPE %*s %15s", type), 1);
+				ck_assert_msg(strcmp(type, "counter") ||
+						  !ends_with(name, "_total"),
+					      "counter family %s", name);
+			} else if (strcmp(word, "UNIT") == 0) {
+				char u[32], suffix[40];
+				ck_assert_int_eq(
+				    sscanf(line, "# UNIT %*s %31s", u), 1);
+				snprintf(suffix, sizeof suffix, "_%s", u);
+				ck_assert_msg(ends_with(name, suffix),
+					      "unit %s of %s", u, name);
+				ck_assert_str_ne(type, "info");
+			} else {
+				ck_assert_str_eq(word, "HELP");
+			}
+			continue;
+		}
+		size_t n = strcspn(line, "{ ");
+		ck_assert_msg(type[0], "sample '%s' before its TYPE", line);
+		char sample[128];
+		ck_assert_uint_lt(n, sizeof sample);
+		memcpy(sample, line, n);
+		sample[n] = '\0';
+		char want[128], alt[128] = "";
+		if (strcmp(type, "counter") == 0) {
+			snprintf(want, sizeof want, "%s_total", cur);
+			snprintf(alt, sizeof alt, "%s_created", cur);
+		} else if (strcmp(type, "info") == 0) {
+			snprintf(want, sizeof want, "%s_info", cur);
+			ck_assert_msg(ends_with(line, "} 1"), "%s", line);
+		} else {
+			snprintf(want, sizeof want, "%s", cur);
+		}
+		ck_assert_msg(strcmp(sample, want) == 0 ||
+				  strcmp(sample, alt) == 0,
+			      "sample '%s' in family %s (%s)", line, cur, type);
+		created += strcmp(sample, alt) == 0;
+	}
+	ck_assert_msg(eof, "no # EOF");
+	return created;
+}
+
+START_TEST(test_openmetrics_exposition)
+{
+	fill_everything();
+	const char *t = render_fmt(EXPFMT_OPENMETRICS);
+	check_openmetrics(t);
+	ck_line(t, "# TYPE fabmon_pfc_frames counter");
+	ck_line(t, "# TYPE fabmon_pfc_pause_seconds counter");
+	ck_line(t, "# UNIT fabmon_pfc_pause_seconds seconds");
+	ck_assert(has_prefix(t, "fabmon_pfc_frames_total{device=\"leaf1\""));
+	ck_no_prefix(t, "# UNIT fabmon_pfc_frames ");
+	/* Device counters have no _created (prom.h says why). */
+	ck_no_prefix(t, "fabmon_pfc_frames_created");
+	ck_no_prefix(t, "fabmon_bytes_created");
+	/* fabmond's own counters start with it. */
+	char start[BUF_DOUBLE_MAX], line[256];
+	buf_format_double((double)health_start_time_ns(hl) / 1e9, start);
+	snprintf(line, sizeof line, "fabmon_store_updates_created %s", start);
+	ck_line(t, line);
+	ck_line(t, "# TYPE fabmon_store_updates counter");
+	ck_assert(has_prefix(t, "fabmon_target_updates_created{target="
+				"\"le\\\"af1\",protocol=\"gnmi\"} 1"));
+	ck_line(t, "fabmon_target_updates_total{target=\"le\\\"af1\","
+		   "protocol=\"gnmi\"} 3");
+	/* Info metrics. */
+	ck_line(t, "# TYPE fabmon_build info");
+	snprintf(line, sizeof line,
+		 "fabmon_build_info{version=\"%s\",revision=\"%s\"} 1",
+		 PACKAGE_VERSION, FABMON_REVISION);
+	ck_line(t, line);
+	/* The build names a commit, or says it cannot. */
+	size_t rl = strlen(FABMON_REVISION);
+	ck_assert_msg(
+	    (rl == 40 && strspn(FABMON_REVISION, "0123456789abcdef") == 40) ||
+		strcmp(FABMON_REVISION, "unknown") == 0,
+	    "revision '%s'", FABMON_REVISION);
+	ck_line(t, "# TYPE fabmon_nic_port info");
+	/* The process, as the client libraries spell it. */
+	ck_line(t, "# TYPE process_cpu_seconds counter");
+	ck_line(t, "# UNIT process_cpu_seconds seconds");
+	ck_line(t, "process_cpu_seconds_total 1.5");
+	ck_line(t, "process_cpu_seconds_created 1700000000.25");
+	ck_line(t, "process_start_time_seconds 1700000000.25");
+	ck_line(t, "# UNIT process_resident_memory_bytes bytes");
+	ck_line(t, "process_resident_memory_bytes 8388608");
+	ck_line(t, "process_virtual_memory_bytes 104857600");
+	ck_line(t, "process_virtual_memory_max_bytes 1.8446744073709552e+19");
+	ck_line(t, "process_open_fds 9");
+	ck_line(t, "process_max_fds 1024");
+	ck_assert(ends_with(t, "\n# EOF\n"));
+}
+END_TEST
+
+START_TEST(test_text_format_keeps_its_spelling)
+{
+	fill_everything();
+	const char *t = render_fmt(EXPFMT_TEXT);
+	size_t nfam = 0;
+	size_t samples = check_structure(t, &nfam);
+	ck_assert_ptr_null(strstr(t, "_created"));
+	ck_assert_ptr_null(strstr(t, "# UNIT"));
+	ck_assert_ptr_null(strstr(t, "# EOF"));
+	ck_line(t, "# TYPE fabmon_pfc_frames_total counter");
+	ck_line(t, "# TYPE fabmon_build_info gauge");
+	ck_line(t, "# TYPE fabmon_nic_port_info gauge");
+	ck_line(t, "# TYPE process_cpu_seconds_total counter");
+	ck_line(t, "process_cpu_seconds_total 1.5");
+	ck_line(t, "process_open_fds 9");
+	/* OpenMetrics has the same families and samples, plus _created. */
+	size_t created = check_openmetrics(render_fmt(EXPFMT_OPENMETRICS));
+	ck_assert_uint_eq(count_lines(text, "# TYPE ", NULL), nfam);
+	ck_assert_uint_eq(count_lines(text, NULL, "_created"), samples);
+	/* process_cpu, 4 of the store, 7 of the one target. */
+	ck_assert_uint_eq(created, 1 + 4 + HEALTH_C__COUNT);
+}
+END_TEST
+
 static Suite *prom_suite(void)
 {
 	Suite *s = suite_create("prom");
@@ -765,6 +996,8 @@ static Suite *prom_suite(void)
 	tcase_add_test(tc, test_gzip_output_inflates_to_the_same_text);
 	tcase_add_test(tc, test_large_store_renders_every_series_once);
 	tcase_add_test(tc, test_promtool_accepts_the_exposition);
+	tcase_add_test(tc, test_openmetrics_exposition);
+	tcase_add_test(tc, test_text_format_keeps_its_spelling);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1396,7 +1396,7 @@ START_TEST(test_outputs)
 	ck_assert_ptr_nonnull(strstr(b.data, "\"spine0\""));
 
 	buf_reset(&b);
-	ck_assert_int_eq(incidents_prom_render(F.r, &b), 0);
+	ck_assert_int_eq(incidents_prom_render(F.r, EXPFMT_TEXT, -1, &b), 0);
 	ck_assert_ptr_nonnull(strstr(
 	    b.data,
 	    "fabmon_incident_active{kind=\"pfc_storm\",device=\"hostA\","

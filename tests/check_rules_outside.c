@@ -494,7 +494,7 @@ START_TEST(test_far_end_json_and_metrics)
 	json_decref(doc);
 
 	buf_reset(&b);
-	ck_assert_int_eq(incidents_prom_render(F.r, &b), 0);
+	ck_assert_int_eq(incidents_prom_render(F.r, EXPFMT_TEXT, -1, &b), 0);
 	ck_assert_ptr_nonnull(
 	    strstr(b.data, "fabmon_incident_active{kind=\"pfc_storm\","
 			   "device=\"leaf0\",port=\"Ethernet0\",priority=\"3\","
@@ -572,7 +572,7 @@ START_TEST(test_ordinary_json_and_metrics_unchanged)
 	ck_assert_ptr_null(json_object_get(org, "sender"));
 	json_decref(doc);
 	buf_reset(&b);
-	ck_assert_int_eq(incidents_prom_render(F.r, &b), 0);
+	ck_assert_int_eq(incidents_prom_render(F.r, EXPFMT_TEXT, -1, &b), 0);
 	ck_assert_ptr_nonnull(
 	    strstr(b.data, "fabmon_incident_active{kind=\"pfc_storm\","
 			   "device=\"host7\",port=\"mlx5_0\",priority=\"3\","
