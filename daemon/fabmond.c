@@ -283,7 +283,7 @@ static void report_opts_of(const struct cfg *c, struct report_opts *o)
 /* The Alertmanager pusher of c (NULL if none or it cannot start). */
 static struct alert *start_alert(struct alert_meter *m, const struct cfg *c)
 {
-	if (!c->alert.url) {
+	if (c->alert.n_urls == 0) {
 		alert_meter_attach(m, NULL);
 		return NULL;
 	}

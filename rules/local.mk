@@ -78,3 +78,9 @@ TESTS += tests/check_rules_noise
 tests_check_rules_noise_SOURCES = tests/check_rules_noise.c tests/rules_fixture.h
 tests_check_rules_noise_CFLAGS = $(TEST_CFLAGS)
 tests_check_rules_noise_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/check_cfg_alert
+TESTS += tests/check_cfg_alert
+tests_check_cfg_alert_SOURCES = tests/check_cfg_alert.c
+tests_check_cfg_alert_CFLAGS = $(TEST_CFLAGS)
+tests_check_cfg_alert_LDADD = $(TEST_LIBS)
