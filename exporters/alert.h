@@ -79,8 +79,9 @@ void alert_free(struct alert *a);
  * runs). */
 int alert_start(struct alert *a);
 
-/* An incident fired or resolved (pending ones are ignored). Never
- * blocks on I/O. */
+/* An incident fired or resolved (pending ones are ignored); telling the
+ * same one again is harmless (a new pusher is told what fires already).
+ * Any thread. Never blocks on I/O. */
 void alert_incident(struct alert *a, const struct rules_incident *in);
 
 /* The pusher as an output of the engine (rules_set_outputs() with ctx
