@@ -25,6 +25,9 @@ bench_bench_report_LDADD = $(FABMON_LIBS)
 # Incidents pushed to a real prometheus-alertmanager on loopback.
 TESTS += tests/integration_alertmanager.sh
 EXTRA_DIST += tests/integration_alertmanager.sh
+# Two of them, one behind TLS and basic auth: every URL gets every alert.
+TESTS += tests/integration_alertmanager_ha.sh
+EXTRA_DIST += tests/integration_alertmanager_ha.sh
 
 # The engine on fabsim's counter model, scenario by scenario.
 check_PROGRAMS += tests/check_rules_sim
