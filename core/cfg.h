@@ -108,15 +108,37 @@ struct cfg_topology {
 	uint64_t lldp_ttl_ns; /* LLDP neighbours age out after this */
 };
 
-/* Alertmanager push (alertmanager: section; exporters/alert.h). */
+/* TLS versions for alertmanager.tls_config.min_version. */
+enum cfg_alert_tls {
+	CFG_ALERT_TLS_DEFAULT, /* libcurl's (TLS 1.2 on Debian 12) */
+	CFG_ALERT_TLS10,
+	CFG_ALERT_TLS11,
+	CFG_ALERT_TLS12,
+	CFG_ALERT_TLS13,
+};
+
+#define CFG_ALERT_MAX_URLS 16
+
+/* Alertmanager push (alertmanager: section; exporters/alert.h). The
+ * auth and TLS settings apply to every URL, as one alertmanager_config
+ * of Prometheus does. Secrets are read from their files when the
+ * config loads; free with cfg_free_secret semantics (zeroed). */
 struct cfg_alert {
-	char *url;	     /* base URL (http or https); NULL: no push */
+	char **urls;	     /* base URLs (http or https), all posted */
+	size_t n_urls;	     /* 0: no push */
 	uint64_t resend_ns;  /* re-send firing alerts this often (1m) */
 	uint64_t timeout_ns; /* one POST (10s) */
 	unsigned max_alerts; /* alerts tracked at once (10000) */
 	char **label_names;  /* static labels added to every alert */
 	char **label_values;
 	size_t n_labels;
+	char *username, *password; /* basic_auth; NULL: none */
+	char *auth_type;   /* authorization (e.g. "Bearer"); NULL: none */
+	char *credentials; /* its credentials (secret) */
+	char *ca_file, *cert_file, *key_file; /* tls_config; NULL: none */
+	char *server_name; /* TLS name checked instead of the URL's host */
+	bool insecure_skip_verify;
+	enum cfg_alert_tls tls_min;
 };
 
 /* The validation report's history (report: section; rules/report.h). */

@@ -312,7 +312,7 @@ static void report_opts_of(const struct cfg *c, struct report_opts *o)
 /* The Alertmanager pusher of c (NULL if none or it cannot start). */
 static struct alert *start_alert(struct alert_meter *m, const struct cfg *c)
 {
-	if (!c->alert.url) {
+	if (c->alert.n_urls == 0) {
 		alert_meter_attach(m, NULL);
 		return NULL;
 	}
@@ -340,6 +340,25 @@ static void set_outputs(struct daemon *d)
 	rules_set_outputs(d->rules, out, n);
 }
 
+/*
+ * Hands the incidents firing now to a new pusher: the engine only tells
+ * its outputs of changes, and a pusher replaced by a reload (new URLs,
+ * a rotated password) would otherwise know none of them until they
+ * change. One that fired or resolved since set_outputs() is told twice,
+ * which alert_incident() takes as the same alert.
+ */
+static void replay_firing(struct daemon *d)
+{
+	if (!d->alert)
+		return;
+	struct rules_snapshot snap;
+	rules_snapshot(d->rules, false, &snap);
+	for (size_t i = 0; i < snap.n_active; i++)
+		if (snap.active[i].state == RULES_FIRING)
+			alert_incident(d->alert, &snap.active[i]);
+	rules_snapshot_free(&snap);
+}
+
 /* Swaps in nc, a config that loaded and validated whole (main thread). */
 static void apply_reload(struct daemon *d, const struct fabmond_opts *o,
 			 struct cfg *nc)
@@ -356,6 +375,7 @@ static void apply_reload(struct daemon *d, const struct fabmond_opts *o,
 		struct alert *old_alert = d->alert;
 		d->alert = start_alert(d->alert_meter, nc);
 		set_outputs(d);
+		replay_firing(d);
 		alert_free(old_alert);
 	}
 	if (!same_listen(old, nc))

@@ -1,13 +1,18 @@
 /*
  * alert: the Alertmanager pusher (see alert.h).
  *
- * The table holds one entry per incident id: its labels and annotations
- * as a ready JSON object (built once, when the incident fires), its
- * startsAt, its resolution time (0 while firing), how many more times a
- * resolution is to be posted, and whether it is due now. The sender
- * copies the due entries' JSON (under the lock, by reference count),
- * sets endsAt, posts without the lock, and on success clears what it
- * posted. Entries whose resolution was posted enough times are removed.
+ * A pusher holds the settings every URL shares (labels, auth, TLS) and
+ * one target per URL. Each target's table holds one entry per incident id: its
+ * labels and annotations as a ready JSON object (built once, when the incident
+ * fires), its startsAt, its resolution time (0 while firing), how many more
+ * times a resolution is to be posted, and whether it is due now. The target's
+ * sender copies the due entries' JSON (under its lock, by reference
+ * count), sets endsAt, posts without the lock, and on success (or a
+ * rejection) clears what it posted. Entries whose resolution was posted
+ * enough times are removed. The meter keeps one slot of counters per
+ * URL shown; a target holds a reference (the slot's refs, under the
+ * meter's lock) from its attach until its thread has ended, and only a
+ * slot nobody references is reused.
  */
 #include "config.h"
 
@@ -35,6 +40,10 @@
 #define RESOLVED_SENDS 3
 #define BACKOFF_MIN_NS NS_PER_S
 
+const double alert_latency_bounds[ALERT_LATENCY_BUCKETS] = {
+	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10
+};
+
 struct entry {
 	uint64_t id;
 	json_t *base;	     /* labels, annotations, startsAt, generatorURL */
@@ -43,11 +52,25 @@ struct entry {
 	bool due;
 };
 
-struct alert {
-	char *url; /* .../api/v2/alerts */
-	int64_t resend_ns, timeout_ns;
-	size_t max;
-	json_t *static_labels;
+/* A URL's counters in the meter; kept for the meter's life. */
+struct meter_url {
+	char url[ALERT_URL_LEN]; /* "": slot unused */
+	unsigned refs;		 /* targets counting here (meter lock) */
+	struct target *cur;	 /* the attached pusher's target; NULL */
+	_Atomic uint64_t posts_ok, posts_failed, retries, alerts_sent, dropped;
+	_Atomic int64_t last_ok_ns; /* CLOCK_MONOTONIC; 0: none */
+	_Atomic uint64_t lat_count, lat_sum_ns;
+	_Atomic uint64_t lat_bucket[ALERT_LATENCY_BUCKETS + 1];
+};
+
+enum target_state { T_OK, T_FAILING, T_REJECTED };
+
+/* One URL: its table, its sender thread, its backoff. */
+struct target {
+	const struct alert *a; /* the shared settings */
+	char *url;	       /* what is posted to: .../api/v2/alerts */
+	char *shown;	       /* base URL without credentials */
+	struct curl_slist *headers, *connect_to;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -57,28 +80,135 @@ struct alert {
 	pthread_t thread;
 	int64_t next_resend; /* CLOCK_MONOTONIC ns */
 	struct alert_stats stats;
-	bool failing;
-	struct alert_meter *meter; /* under lock; NULL: none */
+	enum target_state state;
+	struct meter_url *mu; /* under lock; NULL: not counted */
+};
+
+struct alert {
+	int64_t resend_ns, timeout_ns;
+	size_t max;
+	json_t *static_labels;
+	char *username, *password; /* basic auth; NULL: none */
+	char *authz;		   /* "Authorization: type creds"; NULL */
+	char *ca_file, *cert_file, *key_file, *server_name;
+	bool insecure;
+	enum cfg_alert_tls tls_min;
+	struct target *t;
+	size_t n_t;
+	struct alert_meter *meter; /* NULL: none */
 };
 
 struct alert_meter {
-	pthread_mutex_t lock; /* guards cur and ever */
+	pthread_mutex_t lock; /* guards cur, ever and the slots' refs/cur */
 	struct alert *cur;
 	bool ever;
-	_Atomic uint64_t posts_ok, posts_failed, retries, alerts_sent, dropped;
-	_Atomic int64_t last_ok_ns; /* CLOCK_MONOTONIC; 0: none */
+	struct meter_url u[ALERT_METER_URLS];
 };
 
 static const char *api_suffix = "/api/v2/alerts";
 
+static void free_secret(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* s without its trailing slashes, then suffix. */
+static char *join(const char *s, const char *suffix)
+{
+	size_t len = strlen(s);
+	while (len && s[len - 1] == '/')
+		len--;
+	return xasprintf("%.*s%s", (int)len, s, suffix);
+}
+
+/*
+ * The URL to post to, the URL shown (no user or password) and, when
+ * server_name is set for an https URL, how to reach it: libcurl takes
+ * the TLS name (SNI and certificate check) from the URL's host, so the
+ * URL gets server_name as its host, CURLOPT_CONNECT_TO sends the
+ * connection to the configured host and port, and a Host header keeps
+ * what the configured URL says (as Prometheus's server_name does).
+ */
+static void target_urls(struct target *t, const char *base,
+			const char *server_name)
+{
+	CURLU *u = curl_url();
+	char *full = NULL, *host = NULL, *port = NULL, *dport = NULL;
+	if (!u || curl_url_set(u, CURLUPART_URL, base, 0) != CURLUE_OK) {
+		/* Not for libcurl's parser: post as configured; the
+		 * failure is logged with each post. */
+		t->url = join(base, api_suffix);
+		t->shown = xstrdup("(unparsable URL)");
+		curl_url_cleanup(u);
+		return;
+	}
+	curl_url_set(u, CURLUPART_USER, NULL, 0);
+	curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+	if (curl_url_get(u, CURLUPART_URL, &full, 0) == CURLUE_OK)
+		t->shown = join(full, "");
+	curl_free(full);
+	full = NULL;
+	if (!t->shown)
+		t->shown = xstrdup("(unparsable URL)");
+	if (server_name && strncmp(base, "https://", 8) == 0 &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &dport, CURLU_DEFAULT_PORT) ==
+		CURLUE_OK) {
+		curl_url_get(u, CURLUPART_PORT, &port, 0);
+		char *ct =
+		    xasprintf("%s:%s:%s:%s", server_name, dport, host, dport);
+		t->connect_to = curl_slist_append(NULL, ct);
+		free(ct);
+		char *hh = xasprintf("Host: %s%s%s", host, port ? ":" : "",
+				     port ? port : "");
+		t->headers = curl_slist_append(t->headers, hh);
+		free(hh);
+		/* The host part only: userinfo stays as configured. */
+		CURLU *v = curl_url();
+		if (v && curl_url_set(v, CURLUPART_URL, base, 0) == CURLUE_OK &&
+		    curl_url_set(v, CURLUPART_HOST, server_name, 0) ==
+			CURLUE_OK &&
+		    curl_url_get(v, CURLUPART_URL, &full, 0) == CURLUE_OK)
+			t->url = join(full, api_suffix);
+		curl_free(full);
+		curl_url_cleanup(v);
+	}
+	if (!t->url)
+		t->url = join(base, api_suffix);
+	curl_free(host);
+	curl_free(port);
+	curl_free(dport);
+	curl_url_cleanup(u);
+}
+
+static void target_init(struct target *t, const struct alert *a,
+			const char *base)
+{
+	t->a = a;
+	t->headers = curl_slist_append(NULL, "Content-Type: application/json");
+	if (a->authz)
+		t->headers = curl_slist_append(t->headers, a->authz);
+	target_urls(t, base, a->server_name);
+	t->e = xcalloc(a->max, sizeof *t->e);
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&t->cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 struct alert *alert_new(const struct cfg_alert *c)
 {
 	struct alert *a = xcalloc(1, sizeof *a);
-	const char *u = c->url ? c->url : "";
-	size_t len = strlen(u);
-	while (len && u[len - 1] == '/')
-		len--;
-	a->url = xasprintf("%.*s%s", (int)len, u, api_suffix);
 	a->resend_ns = (int64_t)c->resend_ns;
 	a->timeout_ns = (int64_t)c->timeout_ns;
 	a->max = c->max_alerts ? c->max_alerts : 1;
@@ -86,22 +216,47 @@ struct alert *alert_new(const struct cfg_alert *c)
 	for (size_t i = 0; i < c->n_labels; i++)
 		json_object_set_new(a->static_labels, c->label_names[i],
 				    json_string(c->label_values[i]));
-	a->e = xcalloc(a->max, sizeof *a->e);
-	pthread_mutex_init(&a->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&a->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	a->username = dup_or_null(c->username);
+	a->password = dup_or_null(c->password);
+	if (c->auth_type && c->credentials)
+		a->authz = xasprintf("Authorization: %s %s", c->auth_type,
+				     c->credentials);
+	a->ca_file = dup_or_null(c->ca_file);
+	a->cert_file = dup_or_null(c->cert_file);
+	a->key_file = dup_or_null(c->key_file);
+	a->server_name = dup_or_null(c->server_name);
+	a->insecure = c->insecure_skip_verify;
+	a->tls_min = c->tls_min;
+	a->n_t = c->n_urls;
+	a->t = xcalloc(a->n_t ? a->n_t : 1, sizeof *a->t);
+	for (size_t i = 0; i < a->n_t; i++)
+		target_init(&a->t[i], a, c->urls[i]);
 	return a;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return !a == !b && (!a || strcmp(a, b) == 0);
 }
 
 bool alert_cfg_equal(const struct cfg_alert *a, const struct cfg_alert *b)
 {
-	if (!a->url != !b->url || (a->url && strcmp(a->url, b->url) != 0) ||
-	    a->resend_ns != b->resend_ns || a->timeout_ns != b->timeout_ns ||
-	    a->max_alerts != b->max_alerts || a->n_labels != b->n_labels)
+	if (a->n_urls != b->n_urls || a->resend_ns != b->resend_ns ||
+	    a->timeout_ns != b->timeout_ns || a->max_alerts != b->max_alerts ||
+	    a->n_labels != b->n_labels || !same_str(a->username, b->username) ||
+	    !same_str(a->password, b->password) ||
+	    !same_str(a->auth_type, b->auth_type) ||
+	    !same_str(a->credentials, b->credentials) ||
+	    !same_str(a->ca_file, b->ca_file) ||
+	    !same_str(a->cert_file, b->cert_file) ||
+	    !same_str(a->key_file, b->key_file) ||
+	    !same_str(a->server_name, b->server_name) ||
+	    a->insecure_skip_verify != b->insecure_skip_verify ||
+	    a->tls_min != b->tls_min)
 		return false;
+	for (size_t i = 0; i < a->n_urls; i++)
+		if (strcmp(a->urls[i], b->urls[i]) != 0)
+			return false;
 	for (size_t i = 0; i < a->n_labels; i++)
 		if (strcmp(a->label_names[i], b->label_names[i]) != 0 ||
 		    strcmp(a->label_values[i], b->label_values[i]) != 0)
@@ -192,54 +347,62 @@ static void entry_clear(struct entry *e)
 	memset(e, 0, sizeof *e);
 }
 
-static void remove_at(struct alert *a, size_t i)
+static void remove_at(struct target *t, size_t i)
 {
-	entry_clear(&a->e[i]);
-	a->e[i] = a->e[--a->n];
-	memset(&a->e[a->n], 0, sizeof a->e[a->n]);
+	entry_clear(&t->e[i]);
+	t->e[i] = t->e[--t->n];
+	memset(&t->e[t->n], 0, sizeof t->e[t->n]);
+}
+
+/* The entry of in in t's table, made if new; NULL if it does not fit. */
+static struct entry *entry_for(struct target *t,
+			       const struct rules_incident *in)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].id == in->id)
+			return &t->e[i];
+	if (t->n == t->a->max) {
+		/* Forget the oldest resolution still being repeated (it
+		 * was posted at least once unless due). */
+		size_t victim = t->n;
+		for (size_t i = 0; i < t->n; i++)
+			if (t->e[i].resolved &&
+			    (victim == t->n ||
+			     t->e[i].resolved < t->e[victim].resolved))
+				victim = i;
+		if (victim == t->n) {
+			t->stats.dropped++;
+			if (t->mu)
+				atomic_fetch_add(&t->mu->dropped, 1);
+			return NULL;
+		}
+		remove_at(t, victim);
+	}
+	struct entry *e = &t->e[t->n++];
+	e->id = in->id;
+	e->base = base_json(t->a, in);
+	return e;
 }
 
 void alert_incident(struct alert *a, const struct rules_incident *in)
 {
 	if (!a || in->state == RULES_PENDING)
 		return;
-	pthread_mutex_lock(&a->lock);
-	struct entry *e = NULL;
-	for (size_t i = 0; i < a->n; i++)
-		if (a->e[i].id == in->id) {
-			e = &a->e[i];
-			break;
-		}
-	if (!e) {
-		if (a->n == a->max) {
-			/* Forget the oldest resolution still being repeated
-			 * (it was posted at least once unless due). */
-			size_t victim = a->n;
-			for (size_t i = 0; i < a->n; i++)
-				if (a->e[i].resolved &&
-				    (victim == a->n ||
-				     a->e[i].resolved < a->e[victim].resolved))
-					victim = i;
-			if (victim == a->n) {
-				a->stats.dropped++;
-				if (a->meter)
-					atomic_fetch_add(&a->meter->dropped, 1);
-				pthread_mutex_unlock(&a->lock);
-				return;
+	for (size_t k = 0; k < a->n_t; k++) {
+		struct target *t = &a->t[k];
+		pthread_mutex_lock(&t->lock);
+		struct entry *e = entry_for(t, in);
+		if (e) {
+			if (in->state == RULES_RESOLVED) {
+				e->resolved = in->resolved_ns ? in->resolved_ns
+							      : real_ns();
+				e->sends_left = RESOLVED_SENDS;
 			}
-			remove_at(a, victim);
+			e->due = true;
+			pthread_cond_signal(&t->cond);
 		}
-		e = &a->e[a->n++];
-		e->id = in->id;
-		e->base = base_json(a, in);
+		pthread_mutex_unlock(&t->lock);
 	}
-	if (in->state == RULES_RESOLVED) {
-		e->resolved = in->resolved_ns ? in->resolved_ns : real_ns();
-		e->sends_left = RESOLVED_SENDS;
-	}
-	e->due = true;
-	pthread_cond_signal(&a->cond);
-	pthread_mutex_unlock(&a->lock);
 }
 
 static size_t discard_cb(char *p, size_t sz, size_t n, void *ctx)
@@ -249,53 +412,89 @@ static size_t discard_cb(char *p, size_t sz, size_t n, void *ctx)
 	return sz * n;
 }
 
-/* Posts body; 0 on a 2xx answer, else -EIO with a reason in why. */
-static int post(const struct alert *a, const char *body, char *why,
-		size_t whylen)
+/* The TLS and auth options of a on c. */
+static void set_security(CURL *c, const struct alert *a)
+{
+	static const long versions[] = {
+		[CFG_ALERT_TLS_DEFAULT] = CURL_SSLVERSION_DEFAULT,
+		[CFG_ALERT_TLS10] = CURL_SSLVERSION_TLSv1_0,
+		[CFG_ALERT_TLS11] = CURL_SSLVERSION_TLSv1_1,
+		[CFG_ALERT_TLS12] = CURL_SSLVERSION_TLSv1_2,
+		[CFG_ALERT_TLS13] = CURL_SSLVERSION_TLSv1_3,
+	};
+	if (a->username) {
+		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(c, CURLOPT_USERNAME, a->username);
+		curl_easy_setopt(c, CURLOPT_PASSWORD,
+				 a->password ? a->password : "");
+	}
+	if (a->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, a->ca_file);
+	if (a->cert_file) {
+		curl_easy_setopt(c, CURLOPT_SSLCERT, a->cert_file);
+		curl_easy_setopt(c, CURLOPT_SSLKEY, a->key_file);
+	}
+	if (a->insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	curl_easy_setopt(c, CURLOPT_SSLVERSION, versions[a->tls_min]);
+}
+
+/* What a post's outcome asks of the sender. */
+enum post_result { POST_OK, POST_RETRY, POST_REJECTED };
+
+/* Posts body to t; the reason of a failure in why. A 4xx other than
+ * 408 and 429 is a rejection (retrying the same post cannot help). */
+static enum post_result post(const struct target *t, const char *body,
+			     char *why, size_t whylen)
 {
 	CURL *c = curl_easy_init();
 	if (!c) {
 		snprintf(why, whylen, "curl_easy_init failed");
-		return -EIO;
+		return POST_RETRY;
 	}
-	struct curl_slist *h =
-	    curl_slist_append(NULL, "Content-Type: application/json");
-	curl_easy_setopt(c, CURLOPT_URL, a->url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_URL, t->url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, t->headers);
+	if (t->connect_to)
+		curl_easy_setopt(c, CURLOPT_CONNECT_TO, t->connect_to);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-			 (long)(a->timeout_ns / 1000000));
+			 (long)(t->a->timeout_ns / 1000000));
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_cb);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	set_security(c, t->a);
 	CURLcode rc = curl_easy_perform(c);
 	long code = 0;
-	int ret = 0;
+	enum post_result ret = POST_OK;
 	if (rc != CURLE_OK) {
 		snprintf(why, whylen, "%s", curl_easy_strerror(rc));
-		ret = -EIO;
+		ret = POST_RETRY;
 	} else {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 		if (code < 200 || code > 299) {
 			snprintf(why, whylen, "HTTP status %ld", code);
-			ret = -EIO;
+			ret = code >= 400 && code <= 499 && code != 408 &&
+				      code != 429
+				  ? POST_REJECTED
+				  : POST_RETRY;
 		}
 	}
-	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
 	return ret;
 }
 
-/* Takes up to BATCH due entries (all when resending): their ids into
- * ids, the JSON array to post as the return. NULL if nothing is due. */
-static json_t *take_batch(struct alert *a, bool resend, int64_t now_real,
-			  uint64_t *ids, size_t *n_ids)
+/* Takes up to BATCH due entries: their ids into ids, the JSON array to
+ * post as the return. NULL if nothing is due. */
+static json_t *take_batch(struct target *t, int64_t now_real, uint64_t *ids,
+			  size_t *n_ids)
 {
 	json_t *arr = NULL;
 	*n_ids = 0;
-	for (size_t i = 0; i < a->n && *n_ids < BATCH; i++) {
-		struct entry *e = &a->e[i];
-		if (!e->due && !resend)
+	for (size_t i = 0; i < t->n && *n_ids < BATCH; i++) {
+		struct entry *e = &t->e[i];
+		if (!e->due)
 			continue;
 		if (!arr)
 			arr = json_array();
@@ -303,152 +502,239 @@ static json_t *take_batch(struct alert *a, bool resend, int64_t now_real,
 		json_object_set_new(
 		    j, "endsAt",
 		    json_time(e->resolved ? e->resolved
-					  : now_real + 4 * a->resend_ns));
+					  : now_real + 4 * t->a->resend_ns));
 		json_array_append_new(arr, j);
 		ids[(*n_ids)++] = e->id;
 	}
 	return arr;
 }
 
-/* After a successful post of ids: clear due, count down resolutions. */
-static void settle(struct alert *a, const uint64_t *ids, size_t n_ids)
+/* After a post of ids that is not to be retried: clear due, count down
+ * resolutions. */
+static void settle(struct target *t, const uint64_t *ids, size_t n_ids)
 {
 	for (size_t k = 0; k < n_ids; k++)
-		for (size_t i = 0; i < a->n; i++) {
-			struct entry *e = &a->e[i];
+		for (size_t i = 0; i < t->n; i++) {
+			struct entry *e = &t->e[i];
 			if (e->id != ids[k])
 				continue;
 			e->due = false;
 			if (e->resolved && e->sends_left &&
 			    --e->sends_left == 0)
-				remove_at(a, i);
+				remove_at(t, i);
 			break;
 		}
+}
+
+/* Counts a post of duration ns in the meter. */
+static void count_post(struct meter_url *m, enum post_result r, bool retry,
+		       size_t n_ids, int64_t ns)
+{
+	if (!m)
+		return;
+	if (retry)
+		atomic_fetch_add(&m->retries, 1);
+	if (r == POST_OK) {
+		atomic_fetch_add(&m->posts_ok, 1);
+		atomic_fetch_add(&m->alerts_sent, n_ids);
+		atomic_store(&m->last_ok_ns, mono_ns());
+	} else {
+		atomic_fetch_add(&m->posts_failed, 1);
+	}
+	if (r == POST_REJECTED)
+		atomic_fetch_add(&m->dropped, n_ids);
+	size_t b = 0;
+	while (b < ALERT_LATENCY_BUCKETS &&
+	       (double)ns / 1e9 > alert_latency_bounds[b])
+		b++;
+	atomic_fetch_add(&m->lat_bucket[b], 1);
+	atomic_fetch_add(&m->lat_count, 1);
+	atomic_fetch_add(&m->lat_sum_ns, (uint64_t)(ns > 0 ? ns : 0));
+}
+
+/* The outcome r of a post of ids (under t's lock): the table, the
+ * stats, the log (once per change of state), the next attempt. */
+static void after_post(struct target *t, enum post_result r, const char *why,
+		       const uint64_t *ids, size_t n_ids, int64_t *backoff,
+		       int64_t *retry_at)
+{
+	if (r == POST_RETRY) {
+		t->stats.posts_failed++;
+		if (t->state != T_FAILING)
+			log_warn("rules",
+				 "alertmanager: posting to %s failed: %s "
+				 "(retrying with backoff)",
+				 t->shown, why);
+		t->state = T_FAILING;
+		*backoff = *backoff ? *backoff * 2 : BACKOFF_MIN_NS;
+		if (*backoff > t->a->resend_ns)
+			*backoff = t->a->resend_ns;
+		*retry_at = mono_ns() + *backoff;
+		return;
+	}
+	settle(t, ids, n_ids);
+	*backoff = 0;
+	*retry_at = 0;
+	if (r == POST_REJECTED) {
+		t->stats.posts_failed++;
+		t->stats.dropped += n_ids;
+		if (t->state != T_REJECTED)
+			log_warn("rules",
+				 "alertmanager: %s rejected the alerts: %s "
+				 "(not retried; firing alerts go again with "
+				 "the next resend)",
+				 t->shown, why);
+		t->state = T_REJECTED;
+		return;
+	}
+	t->stats.posts_ok++;
+	t->stats.alerts_sent += n_ids;
+	if (t->state != T_OK)
+		log_notice("rules", "alertmanager: posting to %s works again",
+			   t->shown);
+	t->state = T_OK;
 }
 
 static void *send_thread(void *arg)
 {
-	struct alert *a = arg;
+	struct target *t = arg;
 	uint64_t ids[BATCH];
 	int64_t backoff = 0, retry_at = 0;
-	pthread_mutex_lock(&a->lock);
-	a->next_resend = mono_ns() + a->resend_ns;
+	pthread_mutex_lock(&t->lock);
+	t->next_resend = mono_ns() + t->a->resend_ns;
 	for (;;) {
 		int64_t now = mono_ns();
-		bool resend = now >= a->next_resend;
+		bool resend = now >= t->next_resend;
 		bool any_due = false;
-		for (size_t i = 0; i < a->n && !any_due; i++)
-			any_due = a->e[i].due;
-		if (a->stop && (!any_due || backoff))
+		for (size_t i = 0; i < t->n && !any_due; i++)
+			any_due = t->e[i].due;
+		if (t->stop && (!any_due || backoff))
 			break;
-		if (resend)
-			for (size_t i = 0; i < a->n; i++)
-				a->e[i].due = true;
 		if (resend) {
-			a->next_resend = now + a->resend_ns;
-			any_due = a->n > 0;
+			for (size_t i = 0; i < t->n; i++)
+				t->e[i].due = true;
+			t->next_resend = now + t->a->resend_ns;
+			any_due = t->n > 0;
 		}
 		if (!any_due || now < retry_at) {
-			int64_t until = a->next_resend;
+			int64_t until = t->next_resend;
 			if (any_due && retry_at < until)
 				until = retry_at;
 			struct timespec ts = { .tv_sec = until / NS_PER_S,
 					       .tv_nsec = until % NS_PER_S };
-			pthread_cond_timedwait(&a->cond, &a->lock, &ts);
+			pthread_cond_timedwait(&t->cond, &t->lock, &ts);
 			continue;
 		}
 		size_t n_ids;
-		json_t *arr = take_batch(a, false, real_ns(), ids, &n_ids);
-		bool retry = a->failing;
-		pthread_mutex_unlock(&a->lock);
+		json_t *arr = take_batch(t, real_ns(), ids, &n_ids);
+		bool retry = t->state == T_FAILING;
+		pthread_mutex_unlock(&t->lock);
 		char *body = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
 		json_decref(arr);
 		char why[256] = "out of memory";
-		int rc = body ? post(a, body, why, sizeof why) : -ENOMEM;
+		int64_t t0 = mono_ns();
+		enum post_result r =
+		    body ? post(t, body, why, sizeof why) : POST_RETRY;
+		int64_t took = mono_ns() - t0;
 		free(body);
-		pthread_mutex_lock(&a->lock);
-		struct alert_meter *m = a->meter;
-		if (m && retry)
-			atomic_fetch_add(&m->retries, 1);
-		if (m && rc == 0) {
-			atomic_fetch_add(&m->posts_ok, 1);
-			atomic_fetch_add(&m->alerts_sent, n_ids);
-			atomic_store(&m->last_ok_ns, mono_ns());
-		} else if (m) {
-			atomic_fetch_add(&m->posts_failed, 1);
-		}
-		if (rc == 0) {
-			settle(a, ids, n_ids);
-			a->stats.posts_ok++;
-			a->stats.alerts_sent += n_ids;
-			if (a->failing)
-				log_notice("rules",
-					   "alertmanager: posting to %s works "
-					   "again",
-					   a->url);
-			a->failing = false;
-			backoff = 0;
-			retry_at = 0;
-		} else {
-			a->stats.posts_failed++;
-			if (!a->failing)
-				log_warn("rules",
-					 "alertmanager: posting to %s failed: "
-					 "%s (retrying with backoff)",
-					 a->url, why);
-			a->failing = true;
-			backoff = backoff ? backoff * 2 : BACKOFF_MIN_NS;
-			if (backoff > a->resend_ns)
-				backoff = a->resend_ns;
-			retry_at = mono_ns() + backoff;
-		}
+		pthread_mutex_lock(&t->lock);
+		count_post(t->mu, r, retry, n_ids, took);
+		after_post(t, r, why, ids, n_ids, &backoff, &retry_at);
 	}
-	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_unlock(&t->lock);
 	return NULL;
+}
+
+static void target_stop(struct target *t)
+{
+	if (!t->running)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	pthread_cond_signal(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	pthread_join(t->thread, NULL);
+	t->running = false;
 }
 
 int alert_start(struct alert *a)
 {
-	if (a->running)
-		return -EALREADY;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	a->stop = false;
-	int rc = pthread_create(&a->thread, NULL, send_thread, a);
-	if (rc)
-		return -rc;
-	a->running = true;
-	log_info("rules", "alertmanager: pushing incidents to %s", a->url);
+	for (size_t i = 0; i < a->n_t; i++) {
+		struct target *t = &a->t[i];
+		if (t->running)
+			continue;
+		t->stop = false;
+		int rc = pthread_create(&t->thread, NULL, send_thread, t);
+		if (rc) {
+			for (size_t j = 0; j < i; j++)
+				target_stop(&a->t[j]);
+			return -rc;
+		}
+		t->running = true;
+		log_info("rules", "alertmanager: pushing incidents to %s",
+			 t->shown);
+	}
 	return 0;
+}
+
+/* Zeroes what a curl list holds (a header may carry credentials). */
+static void free_headers(struct curl_slist *l)
+{
+	for (struct curl_slist *p = l; p; p = p->next)
+		explicit_bzero(p->data, strlen(p->data));
+	curl_slist_free_all(l);
+}
+
+static void target_fini(struct target *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		entry_clear(&t->e[i]);
+	free(t->e);
+	free_headers(t->headers);
+	curl_slist_free_all(t->connect_to);
+	pthread_cond_destroy(&t->cond);
+	pthread_mutex_destroy(&t->lock);
+	free(t->url);
+	free(t->shown);
 }
 
 void alert_free(struct alert *a)
 {
 	if (!a)
 		return;
-	pthread_mutex_lock(&a->lock);
 	struct alert_meter *m = a->meter;
-	pthread_mutex_unlock(&a->lock);
 	if (m) {
 		/* No longer shown; the last posts below still count. */
 		pthread_mutex_lock(&m->lock);
 		if (m->cur == a)
 			m->cur = NULL;
+		for (size_t i = 0; i < ALERT_METER_URLS; i++)
+			for (size_t k = 0; k < a->n_t; k++)
+				if (m->u[i].cur == &a->t[k])
+					m->u[i].cur = NULL;
 		pthread_mutex_unlock(&m->lock);
 	}
-	if (a->running) {
-		pthread_mutex_lock(&a->lock);
-		a->stop = true;
-		pthread_cond_signal(&a->cond);
-		pthread_mutex_unlock(&a->lock);
-		pthread_join(a->thread, NULL);
+	for (size_t k = 0; k < a->n_t; k++)
+		target_stop(&a->t[k]);
+	if (m) {
+		pthread_mutex_lock(&m->lock);
+		for (size_t k = 0; k < a->n_t; k++)
+			if (a->t[k].mu)
+				a->t[k].mu->refs--;
+		pthread_mutex_unlock(&m->lock);
 	}
-	for (size_t i = 0; i < a->n; i++)
-		entry_clear(&a->e[i]);
-	free(a->e);
+	for (size_t k = 0; k < a->n_t; k++)
+		target_fini(&a->t[k]);
+	free(a->t);
 	json_decref(a->static_labels);
-	pthread_cond_destroy(&a->cond);
-	pthread_mutex_destroy(&a->lock);
-	free(a->url);
+	free(a->username);
+	free_secret(a->password);
+	free_secret(a->authz);
+	free(a->ca_file);
+	free(a->cert_file);
+	free(a->key_file);
+	free(a->server_name);
 	free(a);
 }
 
@@ -462,15 +748,31 @@ const struct rules_output_ops alert_output_ops = {
 	.incident = out_incident,
 };
 
+static void target_stats(struct target *t, struct alert_stats *out)
+{
+	pthread_mutex_lock(&t->lock);
+	*out = t->stats;
+	out->tracked = t->n;
+	out->pending = 0;
+	for (size_t i = 0; i < t->n; i++)
+		out->pending += t->e[i].due;
+	pthread_mutex_unlock(&t->lock);
+}
+
 void alert_get_stats(struct alert *a, struct alert_stats *out)
 {
-	pthread_mutex_lock(&a->lock);
-	*out = a->stats;
-	out->tracked = a->n;
-	out->pending = 0;
-	for (size_t i = 0; i < a->n; i++)
-		out->pending += a->e[i].due;
-	pthread_mutex_unlock(&a->lock);
+	memset(out, 0, sizeof *out);
+	for (size_t k = 0; k < a->n_t; k++) {
+		struct alert_stats st;
+		target_stats(&a->t[k], &st);
+		out->posts_ok += st.posts_ok;
+		out->posts_failed += st.posts_failed;
+		out->alerts_sent += st.alerts_sent;
+		out->dropped += st.dropped;
+		out->pending += st.pending;
+		if (st.tracked > out->tracked)
+			out->tracked = st.tracked;
+	}
 }
 
 struct alert_meter *alert_meter_new(void)
@@ -488,37 +790,107 @@ void alert_meter_free(struct alert_meter *m)
 	free(m);
 }
 
+/* The slot of url in m (under m's lock): its own, a free one, or one no
+ * pusher uses (reset); NULL if every slot is in use. */
+static struct meter_url *meter_slot(struct alert_meter *m, const char *url)
+{
+	struct meter_url *free_slot = NULL, *unused = NULL;
+	for (size_t i = 0; i < ALERT_METER_URLS; i++) {
+		struct meter_url *u = &m->u[i];
+		if (u->url[0] && strcmp(u->url, url) == 0)
+			return u;
+		if (!u->url[0] && !free_slot)
+			free_slot = u;
+		if (u->url[0] && u->refs == 0 && !unused)
+			unused = u;
+	}
+	struct meter_url *u = free_slot ? free_slot : unused;
+	if (!u)
+		return NULL;
+	/* No target counts here (refs 0): nothing writes it. */
+	memset(u, 0, sizeof *u);
+	snprintf(u->url, sizeof u->url, "%s", url);
+	return u;
+}
+
 void alert_meter_attach(struct alert_meter *m, struct alert *a)
 {
-	if (a) {
-		pthread_mutex_lock(&a->lock);
-		a->meter = m;
-		pthread_mutex_unlock(&a->lock);
-	}
 	pthread_mutex_lock(&m->lock);
 	m->cur = a;
 	m->ever = m->ever || a;
+	for (size_t i = 0; i < ALERT_METER_URLS; i++)
+		m->u[i].cur = NULL;
+	for (size_t k = 0; a && k < a->n_t; k++) {
+		struct target *t = &a->t[k];
+		struct meter_url *u = meter_slot(m, t->shown);
+		if (u) {
+			u->refs++;
+			u->cur = t;
+		}
+		pthread_mutex_lock(&t->lock);
+		t->mu = u;
+		pthread_mutex_unlock(&t->lock);
+	}
+	if (a)
+		a->meter = m;
 	pthread_mutex_unlock(&m->lock);
+}
+
+/* Slot u's figures (under m's lock). */
+static void url_get(struct meter_url *u, struct alert_url_stats *o)
+{
+	memset(o, 0, sizeof *o);
+	snprintf(o->url, sizeof o->url, "%s", u->url);
+	o->attached = u->cur != NULL;
+	if (u->cur) {
+		struct alert_stats st;
+		target_stats(u->cur, &st);
+		o->pending = st.pending;
+		o->tracked = st.tracked;
+	}
+	o->posts_ok = atomic_load(&u->posts_ok);
+	o->posts_failed = atomic_load(&u->posts_failed);
+	o->retries = atomic_load(&u->retries);
+	o->alerts_sent = atomic_load(&u->alerts_sent);
+	o->dropped = atomic_load(&u->dropped);
+	uint64_t cum = 0;
+	for (size_t b = 0; b < ALERT_LATENCY_BUCKETS; b++) {
+		cum += atomic_load(&u->lat_bucket[b]);
+		o->latency_le[b] = cum;
+	}
+	/* The count last: at least the buckets' sum however posts race. */
+	o->latency_count = atomic_load(&u->lat_count);
+	if (o->latency_count < cum)
+		o->latency_count = cum;
+	o->latency_sum_s = (double)atomic_load(&u->lat_sum_ns) / 1e9;
+	int64_t ok = atomic_load(&u->last_ok_ns);
+	o->last_ok_age_s = ok ? (double)(mono_ns() - ok) / 1e9 : -1;
 }
 
 void alert_meter_get(struct alert_meter *m, struct alert_meter_stats *out)
 {
 	memset(out, 0, sizeof *out);
+	out->last_ok_age_s = -1;
 	pthread_mutex_lock(&m->lock);
 	out->attached = m->cur != NULL;
 	out->ever = m->ever;
-	if (m->cur) {
-		struct alert_stats st;
-		alert_get_stats(m->cur, &st);
-		out->pending = st.pending;
-		out->tracked = st.tracked;
+	for (size_t i = 0; i < ALERT_METER_URLS; i++) {
+		if (!m->u[i].url[0])
+			continue;
+		struct alert_url_stats *o = &out->url[out->n_urls++];
+		url_get(&m->u[i], o);
+		out->posts_ok += o->posts_ok;
+		out->posts_failed += o->posts_failed;
+		out->retries += o->retries;
+		out->alerts_sent += o->alerts_sent;
+		out->dropped += o->dropped;
+		out->pending += o->pending;
+		if (o->tracked > out->tracked)
+			out->tracked = o->tracked;
+		if (o->last_ok_age_s >= 0 &&
+		    (out->last_ok_age_s < 0 ||
+		     o->last_ok_age_s < out->last_ok_age_s))
+			out->last_ok_age_s = o->last_ok_age_s;
 	}
 	pthread_mutex_unlock(&m->lock);
-	out->posts_ok = atomic_load(&m->posts_ok);
-	out->posts_failed = atomic_load(&m->posts_failed);
-	out->retries = atomic_load(&m->retries);
-	out->alerts_sent = atomic_load(&m->alerts_sent);
-	out->dropped = atomic_load(&m->dropped);
-	int64_t ok = atomic_load(&m->last_ok_ns);
-	out->last_ok_age_s = ok ? (double)(mono_ns() - ok) / 1e9 : -1;
 }

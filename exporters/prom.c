@@ -517,6 +517,113 @@ int prom_render(struct store *st, struct health *h,
 	return buf_error(out);
 }
 
+/* The header of a fabmon_alertmanager_* family, then one sample per
+ * URL of st. */
+static void put_am_family(struct buf *b, enum expfmt f, double created_s,
+			  const struct alert_meter_stats *st, const char *name,
+			  const char *type, const char *help, size_t off,
+			  bool is_size)
+{
+	expfmt_put_family(b, f, name, type, help);
+	for (size_t i = 0; i < st->n_urls; i++) {
+		const struct alert_url_stats *u = &st->url[i];
+		const char *p = (const char *)u + off;
+		struct buf lb;
+		buf_init(&lb);
+		buf_puts(&lb, "{alertmanager=\"");
+		buf_put_label_escaped(&lb, u->url);
+		buf_puts(&lb, "\"}");
+		buf_puts(b, name);
+		buf_append(b, lb.data, lb.len);
+		buf_putc(b, ' ');
+		if (is_size)
+			buf_put_double(b, (double)*(const size_t *)p);
+		else
+			buf_put_u64(b, *(const uint64_t *)p);
+		buf_putc(b, '\n');
+		if (!is_size && buf_error(&lb) == 0) {
+			buf_putc(&lb, '\0');
+			if (buf_error(&lb) == 0)
+				expfmt_put_created(b, f, name, lb.data,
+						   created_s);
+		}
+		buf_fini(&lb);
+	}
+}
+
+#define AM_U64(b, st, name, type, help, field)               \
+	put_am_family(b, f, created_s, st, name, type, help, \
+		      offsetof(struct alert_url_stats, field), false)
+#define AM_SIZE(b, st, name, help, field)                       \
+	put_am_family(b, f, created_s, st, name, "gauge", help, \
+		      offsetof(struct alert_url_stats, field), true)
+
+/* `name{alertmanager="url"` for a sample of a URL, left open. */
+static void put_am_sample(struct buf *b, const char *name, const char *url)
+{
+	buf_puts(b, name);
+	buf_puts(b, "{alertmanager=\"");
+	buf_put_label_escaped(b, url);
+	buf_putc(b, '"');
+}
+
+/* The post duration histogram and the last-success age, per URL. */
+static void put_am_timing(struct buf *b, enum expfmt f,
+			  const struct alert_meter_stats *st)
+{
+	static const char *const h =
+	    "fabmon_alertmanager_post_duration_seconds";
+	expfmt_put_family(b, f, h, "histogram",
+			  "Time a post to Alertmanager took (every attempt).");
+	for (size_t i = 0; i < st->n_urls; i++) {
+		const struct alert_url_stats *u = &st->url[i];
+		for (size_t k = 0; k <= ALERT_LATENCY_BUCKETS; k++) {
+			put_am_sample(b,
+				      "fabmon_alertmanager_post_duration_"
+				      "seconds_bucket",
+				      u->url);
+			buf_puts(b, ",le=\"");
+			if (k < ALERT_LATENCY_BUCKETS)
+				buf_put_double(b, alert_latency_bounds[k]);
+			else
+				buf_puts(b, "+Inf");
+			buf_puts(b, "\"} ");
+			buf_put_u64(b, k < ALERT_LATENCY_BUCKETS
+					   ? u->latency_le[k]
+					   : u->latency_count);
+			buf_putc(b, '\n');
+		}
+		put_am_sample(
+		    b, "fabmon_alertmanager_post_duration_seconds_sum", u->url);
+		buf_puts(b, "} ");
+		buf_put_double(b, u->latency_sum_s);
+		buf_putc(b, '\n');
+		put_am_sample(b,
+			      "fabmon_alertmanager_post_duration_seconds_count",
+			      u->url);
+		buf_puts(b, "} ");
+		buf_put_u64(b, u->latency_count);
+		buf_putc(b, '\n');
+	}
+	bool any = false;
+	for (size_t i = 0; i < st->n_urls; i++) {
+		const struct alert_url_stats *u = &st->url[i];
+		if (u->last_ok_age_s < 0)
+			continue;
+		if (!any)
+			expfmt_put_family(
+			    b, f,
+			    "fabmon_alertmanager_last_success_age_seconds",
+			    "gauge", "Seconds since the last accepted post.");
+		any = true;
+		put_am_sample(b, "fabmon_alertmanager_last_success_age_seconds",
+			      u->url);
+		buf_puts(b, "} ");
+		buf_put_double(b, u->last_ok_age_s);
+		buf_putc(b, '\n');
+	}
+}
+
 int prom_render_alertmanager(const struct alert_meter_stats *st, enum expfmt f,
 			     double created_s, struct buf *out)
 {
@@ -525,34 +632,27 @@ int prom_render_alertmanager(const struct alert_meter_stats *st, enum expfmt f,
 	put_gauge(out, f, "fabmon_alertmanager_configured",
 		  "1 while incidents are pushed to an Alertmanager.",
 		  st->attached ? 1 : 0);
-	put_counter(out, f, "fabmon_alertmanager_posts_total",
-		    "Posts of alerts Alertmanager accepted (2xx).",
-		    st->posts_ok, created_s);
-	put_counter(out, f, "fabmon_alertmanager_post_failures_total",
-		    "Posts that failed: connection, timeout or a non-2xx "
-		    "answer.",
-		    st->posts_failed, created_s);
-	put_counter(out, f, "fabmon_alertmanager_retries_total",
-		    "Posts made again after a failed one (with backoff).",
-		    st->retries, created_s);
-	put_counter(out, f, "fabmon_alertmanager_alerts_sent_total",
-		    "Alerts in accepted posts (firing, resent and "
-		    "resolved).",
-		    st->alerts_sent, created_s);
-	put_counter(out, f, "fabmon_alertmanager_alerts_dropped_total",
-		    "Incidents not pushed because the alert table "
-		    "(alertmanager.max_alerts) was full.",
-		    st->dropped, created_s);
-	put_gauge(out, f, "fabmon_alertmanager_queue_length",
-		  "Alerts waiting to be sent or resent now.",
-		  (double)st->pending);
-	put_gauge(out, f, "fabmon_alertmanager_alerts_tracked",
-		  "Alerts in the pusher's table (firing, and resolutions "
-		  "still being repeated).",
-		  (double)st->tracked);
-	if (st->last_ok_age_s >= 0)
-		put_gauge(
-		    out, f, "fabmon_alertmanager_last_success_age_seconds",
-		    "Seconds since the last accepted post.", st->last_ok_age_s);
+	AM_U64(out, st, "fabmon_alertmanager_posts_total", "counter",
+	       "Posts of alerts Alertmanager accepted (2xx).", posts_ok);
+	AM_U64(out, st, "fabmon_alertmanager_post_failures_total", "counter",
+	       "Posts that failed: connection, timeout or a non-2xx answer.",
+	       posts_failed);
+	AM_U64(out, st, "fabmon_alertmanager_retries_total", "counter",
+	       "Posts made again after a failed one (with backoff).", retries);
+	AM_U64(out, st, "fabmon_alertmanager_alerts_sent_total", "counter",
+	       "Alerts in accepted posts (firing, resent and resolved).",
+	       alerts_sent);
+	AM_U64(out, st, "fabmon_alertmanager_alerts_dropped_total", "counter",
+	       "Alerts not delivered: the alert table "
+	       "(alertmanager.max_alerts) was full, or Alertmanager "
+	       "rejected the post with a 4xx (not retried).",
+	       dropped);
+	AM_SIZE(out, st, "fabmon_alertmanager_queue_length",
+		"Alerts waiting to be sent or resent now.", pending);
+	AM_SIZE(out, st, "fabmon_alertmanager_alerts_tracked",
+		"Alerts in the pusher's table (firing, and resolutions "
+		"still being repeated).",
+		tracked);
+	put_am_timing(out, f, st);
 	return buf_error(out);
 }

@@ -25,6 +25,9 @@ bench_bench_report_LDADD = $(FABMON_LIBS)
 # Incidents pushed to a real prometheus-alertmanager on loopback.
 TESTS += tests/integration_alertmanager.sh
 EXTRA_DIST += tests/integration_alertmanager.sh
+# Two of them, one behind TLS and basic auth: every URL gets every alert.
+TESTS += tests/integration_alertmanager_ha.sh
+EXTRA_DIST += tests/integration_alertmanager_ha.sh
 
 # The engine on fabsim's counter model, scenario by scenario.
 check_PROGRAMS += tests/check_rules_sim
@@ -78,3 +81,9 @@ TESTS += tests/check_rules_noise
 tests_check_rules_noise_SOURCES = tests/check_rules_noise.c tests/rules_fixture.h
 tests_check_rules_noise_CFLAGS = $(TEST_CFLAGS)
 tests_check_rules_noise_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/check_cfg_alert
+TESTS += tests/check_cfg_alert
+tests_check_cfg_alert_SOURCES = tests/check_cfg_alert.c
+tests_check_cfg_alert_CFLAGS = $(TEST_CFLAGS)
+tests_check_cfg_alert_LDADD = $(TEST_LIBS)

@@ -182,7 +182,9 @@ START_TEST(test_sender_label_and_far_end_summary)
 {
 	char url[64];
 	snprintf(url, sizeof url, "http://127.0.0.1:%u/", start_receiver());
-	struct cfg_alert c = { .url = url,
+	char *urls[] = { url };
+	struct cfg_alert c = { .urls = urls,
+			       .n_urls = 1,
 			       .resend_ns = 60000000000ull,
 			       .timeout_ns = 5000000000ull,
 			       .max_alerts = 8 };

@@ -656,7 +656,8 @@ START_TEST(test_config_sections)
 	struct cfg *c = cfg_load_buffer(fabmond_cfg_schema(), "a.yaml", ok,
 					strlen(ok), err, sizeof err);
 	ck_assert_msg(c, "%s", err);
-	ck_assert_str_eq(c->alert.url, "https://am.example:9093/");
+	ck_assert_uint_eq(c->alert.n_urls, 1);
+	ck_assert_str_eq(c->alert.urls[0], "https://am.example:9093");
 	ck_assert_uint_eq(c->alert.resend_ns, 30 * SEC);
 	ck_assert_uint_eq(c->alert.timeout_ns, 2 * SEC);
 	ck_assert_uint_eq(c->alert.max_alerts, 50);
@@ -672,7 +673,7 @@ START_TEST(test_config_sections)
 	c = cfg_load_buffer(fabmond_cfg_schema(), "d.yaml", "interval: 1s\n",
 			    13, err, sizeof err);
 	ck_assert_msg(c, "%s", err);
-	ck_assert_ptr_null(c->alert.url);
+	ck_assert_uint_eq(c->alert.n_urls, 0);
 	ck_assert_uint_eq(c->alert.resend_ns, 60 * SEC);
 	ck_assert_uint_eq(c->report.window_ns, REPORT_DEFAULT_WINDOW_NS);
 	ck_assert_uint_eq(c->report.step_ns, REPORT_DEFAULT_STEP_NS);
@@ -682,7 +683,9 @@ START_TEST(test_config_sections)
 
 	static const char *const bad[][2] = {
 		{ "alertmanager: {resend: 1m}\n",
-		  "b.yaml:1:15: alertmanager: missing required key \"url\"" },
+		  "b.yaml:1:15: alertmanager: missing required key \"urls\" "
+		  "(or "
+		  "\"url\")" },
 		{ "alertmanager:\n  url: 127.0.0.1:9093\n",
 		  "b.yaml:2:8: alertmanager.url: \"127.0.0.1:9093\" is not an "
 		  "http:// or https:// URL" },

@@ -89,8 +89,11 @@ for line in open(sys.argv[1]):
         _, _, name, typ = line.split()
         t[name] = typ
     elif line.startswith("fabmon_alertmanager_"):
+        # One URL here: its series (alertmanager="...") by family name.
         name, value = line.split()
-        m[name] = float(value)
+        if "{" in name and "_bucket{" not in name:
+            name = name[:name.index("{")]
+        m[name] = m.get(name, 0) + float(value)
 if not eval(sys.argv[2]):
     sys.exit("not true: %s\nsamples: %s\ntypes: %s" % (sys.argv[2], m, t))
 PY
