@@ -127,13 +127,16 @@ def run_phase(p, fabric, watch, done):
 
 def print_row(r, out):
     p = r.phase
+    if r.status == "SKIP":
+        out.write("SKIP %s: %s\n" % (p.name, "; ".join(r.notes)))
+        out.flush()
+        return
     out.write("%-4s %s: %s [%s] expect %s (%.0f s)\n" % (
         r.status, p.name, p.fault, p.targets_text(), p.expect, r.seconds))
     for f in r.fails:
         out.write("     FAIL: %s\n" % f)
     for n in r.notes:
-        out.write("     %s%s\n" % ("SKIP: " if r.status == "SKIP" else "",
-                                    n))
+        out.write("     %s\n" % n)
     out.flush()
 
 
