@@ -31,8 +31,13 @@ Usage: faults.py [--list] [--keep] [PHASE...]
 The environment's top_srcdir and top_builddir locate the programs (as
 `make check` sets them); TMPDIR the work directory.
 
-Exit status: 0 if every phase that ran passed, 1 otherwise, 77 if
-something the suite needs (python3-yaml) is missing.
+A row may name a fabmond bug it finds that is not fixed yet
+(known_bug in phases.py): its failures print as XFAIL with the bug and
+do not fail the suite.
+
+Exit status: 0 if every phase that ran passed (or failed only as its
+known bug), 1 otherwise, 77 if something the suite needs (python3-yaml)
+is missing.
 """
 
 import argparse
@@ -122,6 +127,9 @@ def run_phase(p, fabric, watch, done):
             r.fail("false incident: %s" % json.dumps(i, sort_keys=True))
     watch.judged = time.time()
     r.seconds = time.monotonic() - t0
+    if r.status == "FAIL" and p.known_bug:
+        r.status = "XFAIL"
+        r.notes.append("known bug: %s" % p.known_bug)
     return r
 
 
@@ -134,7 +142,7 @@ def print_row(r, out):
     out.write("%-4s %s: %s [%s] expect %s (%.0f s)\n" % (
         r.status, p.name, p.fault, p.targets_text(), p.expect, r.seconds))
     for f in r.fails:
-        out.write("     FAIL: %s\n" % f)
+        out.write("     %s: %s\n" % (r.status, f))
     for n in r.notes:
         out.write("     %s\n" % n)
     out.flush()
@@ -216,10 +224,13 @@ def main():
     failed = failed or any(r.status == "FAIL" for r in results)
     print()
     table(results, sys.stdout)
-    print("# %d phases: %d ok, %d failed, %d skipped; %.0f s wall" % (
-        len(results), sum(r.status == "ok" for r in results),
-        sum(r.status == "FAIL" for r in results),
-        sum(r.status == "SKIP" for r in results), time.monotonic() - t0))
+    print("# %d phases: %d ok, %d failed, %d known bugs (XFAIL), %d "
+          "skipped; %.0f s wall" % (
+              len(results), sum(r.status == "ok" for r in results),
+              sum(r.status == "FAIL" for r in results),
+              sum(r.status == "XFAIL" for r in results),
+              sum(r.status == "SKIP" for r in results),
+              time.monotonic() - t0))
     if failed:
         for log in ("fabmond.log", "fabsim.log", "nsfabsim.log"):
             path = os.path.join(work, log)

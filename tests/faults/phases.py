@@ -42,6 +42,9 @@ class Phase:
     kinds = ("target_silent",)  # incidents a faulty target may raise
     allow_implausible = False
     hold_s = HOLD_S
+    # A fabmond bug this row finds and that is not fixed yet: its
+    # failures are printed as XFAIL and do not fail the suite.
+    known_bug = None
 
     def __init__(self, name, fault, hits=(), up=None, error=None,
                  counter=None, expect=None):
@@ -293,11 +296,11 @@ class Reload(Phase):
 
     kinds = ()
 
-    def __init__(self, name, fault, broken):
+    def __init__(self, name, fault, broken, known_bug=None):
         super().__init__(name, fault, [], expect=(
             "reload fails, old config kept" if broken else
             "reload succeeds"))
-        self.broken = broken
+        self.broken, self.known_bug = broken, known_bug
 
     def text(self, fabric):
         lines = [fabric.dump(fabric.base)]
@@ -437,7 +440,12 @@ PHASES = [
               "close at once", "halfopen", "127.0.0.3", 500,
               "/healthz answers; idle ones cut at header_timeout (%ds)"
               % SLOW_HEADER_S),
-    Reload("reload_big", "SIGHUP, %d static links" % BIG_LINKS, False),
+    Reload("reload_big", "SIGHUP, %d static links" % BIG_LINKS, False,
+           known_bug="after the reload the rule engine rebuilds its graph "
+           "(rules_tick -> rebuild_graph -> grow_ports/size_view) for "
+           "seconds holding its mutex; /metrics and /api/v1/incidents "
+           "wait on it in rules_snapshot, and with both MHD threads "
+           "waiting /healthz is not answered either (8-15 s)"),
     Reload("reload_broken", "SIGHUP, %d links and a broken last line"
            % BIG_LINKS, True),
     NetnsDown("netns_link_down"),
