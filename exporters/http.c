@@ -8,7 +8,8 @@
  * shared between requests is two atomics: the duration of the previous
  * /metrics response and the last successful config load seen, which the
  * registry forgets when a later reload fails. Connections (not requests)
- * share the header guard's list, under its own lock (http_guard.h).
+ * share the header guard's list, under its own lock (http_guard.h), and
+ * MHD's log lines share a rate limit under another.
  *
  * Threading and ownership: see http.h.
  */
@@ -129,6 +130,11 @@ struct http_server {
 	bool started;
 	/* Duration of the previous /metrics response in ns; -1: none. */
 	_Atomic int64_t last_render_ns;
+	/* MHD's log lines: a token bucket (http_log), under log_lock. */
+	pthread_mutex_t log_lock;
+	double log_tokens;
+	int64_t log_at_ns;
+	uint64_t log_dropped;
 	/* Realtime ns of the last successful config load seen; 0: none. */
 };
 
@@ -162,6 +168,9 @@ struct http_server *http_new(struct store *st, struct health *h,
 	s->web = xcalloc(1, sizeof *s->web);
 	s->web->s = s;
 	s->web->refs = 1;
+	pthread_mutex_init(&s->log_lock, NULL);
+	s->log_tokens = HTTP_LOG_BURST;
+	s->log_at_ns = mono_ns();
 	return s;
 }
 
@@ -330,14 +339,48 @@ unsigned http_listener_port(const struct http_server *s, size_t i)
 	return i < s->n_ls ? s->ls[i].port : 0;
 }
 
+/*
+ * MHD logs every connection it refuses or loses, so a flood of
+ * connections (a slowloris, a client over its per-address limit) would
+ * write a line per connection: the fault suite's 8 s slowloris wrote
+ * 10,000. Its lines pass HTTP_LOG_BURST at once and then one a second
+ * (a token bucket); the next line that passes says how many were
+ * dropped meanwhile.
+ */
 __attribute__((format(printf, 2, 0))) static void
 http_log(void *cls, const char *fmt, va_list ap)
 {
+	struct http_server *s = cls;
+	int64_t now = mono_ns();
+	uint64_t dropped = 0;
+	bool pass = false;
+	pthread_mutex_lock(&s->log_lock);
+	s->log_tokens += (double)(now - s->log_at_ns) / 1e9;
+	if (s->log_tokens > HTTP_LOG_BURST)
+		s->log_tokens = HTTP_LOG_BURST;
+	s->log_at_ns = now;
+	if (s->log_tokens >= 1) {
+		s->log_tokens -= 1;
+		dropped = s->log_dropped;
+		s->log_dropped = 0;
+		pass = true;
+	} else {
+		s->log_dropped++;
+	}
+	pthread_mutex_unlock(&s->log_lock);
+	if (!pass)
+		return;
 	char *msg = xvasprintf(fmt, ap);
 	size_t n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
 		msg[--n] = '\0';
-	log_warn("http", "%s", msg);
+	if (dropped)
+		log_warn("http",
+			 "%s (%llu more server messages dropped before "
+			 "this one)",
+			 msg, (unsigned long long)dropped);
+	else
+		log_warn("http", "%s", msg);
 	free(msg);
 }
 
@@ -1068,6 +1111,7 @@ void http_free(struct http_server *s)
 	/* After the daemons: MHD has reported the end of every
 	 * connection. */
 	http_guard_free(s->guard);
+	pthread_mutex_destroy(&s->log_lock);
 	free(s->ls);
 	web_put(s->web);
 	pthread_mutex_destroy(&s->web_lock);

@@ -11,7 +11,10 @@
  * per-client limit (further connections from that address are closed at
  * once). A request-header deadline (http_guard.h) closes connections
  * whose headers do not come in time, however slowly they trickle. MHD's
- * log lines go to log_warn("http", ...).
+ * log lines go to log_warn("http", ...), HTTP_LOG_BURST at once and
+ * then one a second (MHD logs every connection it refuses or loses: a
+ * flood would write thousands of lines a second); the next line that
+ * passes counts the ones dropped.
  *
  * Threading: http_new/add_listener/start/free are called by one thread
  * (fabmond's main). The header deadline runs on one thread of its own
@@ -43,6 +46,8 @@ struct webcfg;
 #define HTTP_DEFAULT_HEADER_TIMEOUT_NS (INT64_C(10) * 1000000000)
 /* Seconds a connection may stay idle before MHD closes it. */
 #define HTTP_CONNECTION_TIMEOUT_S 30
+/* MHD log lines logged at once before the limit of one a second. */
+#define HTTP_LOG_BURST 10
 
 struct http_opts {
 	unsigned threads;	  /* MHD thread pool size per listener */
