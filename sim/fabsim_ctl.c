@@ -47,7 +47,8 @@ static char *json_error(const char *msg)
 	return buf;
 }
 
-static const char *const fault_names[] = { "ok", "silent", "refuse" };
+/* The bodies of POST /targets/<switch>/fault, for messages. */
+#define FAULT_WORDS "ok, silent, refuse, reset, garbage or drop_after_sync"
 
 /* The model's background events (flaps' downs and ups, reboots), the
  * last STATUS_BG_EVENTS of them, oldest first: what a healthy fabric
@@ -149,7 +150,8 @@ static char *status_json(const struct fabsim *f)
 			sim_topo_kind_name(n->kind),
 			sim_topo_flavour_name(n->flavour),
 			sim_serve_gnmi_port(f->gnmi, id),
-			fabsim_snmp_port(f, id), fault_names[f->fault[id]],
+			fabsim_snmp_port(f, id),
+			sim_scenario_target_name(f->fault[id]),
 			sim_serve_gnmi_streams(f->gnmi, id));
 	}
 	fprintf(out, "]}\n");
@@ -257,14 +259,11 @@ void fabsim_handle(struct fabsim *f, struct sim_control_cmd *c)
 		char word[32];
 		snprintf(word, sizeof word, "%s", c->body);
 		trim(word);
-		int fault = -1;
-		for (int i = 0; i < 3; i++)
-			if (strcmp(word, fault_names[i]) == 0)
-				fault = i;
+		int fault = sim_scenario_target_parse(word);
 		if (!post) {
 			status = 405;
 			reply = json_error("POST /targets/<switch>/fault "
-					   "with ok, silent or refuse");
+					   "with " FAULT_WORDS);
 		} else if (!n || n->kind == SIM_NODE_HOST) {
 			status = 404;
 			snprintf(err, sizeof err, "no switch \"%.*s\"",
@@ -272,8 +271,7 @@ void fabsim_handle(struct fabsim *f, struct sim_control_cmd *c)
 			reply = json_error(err);
 		} else if (fault < 0 || c->body_len > 30) {
 			status = 400;
-			reply = json_error("the body must be ok, silent or "
-					   "refuse");
+			reply = json_error("the body must be " FAULT_WORDS);
 		} else {
 			sim_scenario_live_set_target(f->live, n->id, fault);
 			fabsim_apply_faults(f, sim_model_now_ns(f->m) -
@@ -281,7 +279,9 @@ void fabsim_handle(struct fabsim *f, struct sim_control_cmd *c)
 			reply = NULL;
 			if (asprintf(&reply,
 				     "{\"target\":\"%s\",\"fault\":\"%s\"}\n",
-				     n->name, fault_names[fault]) < 0)
+				     n->name,
+				     sim_scenario_target_name(
+					 (enum sim_scenario_target)fault)) < 0)
 				abort();
 		}
 	} else {

@@ -53,6 +53,8 @@ struct sim_snmp_options {
 	   names only the neighbours it allows (see visibility.h).
 	   Borrowed; must outlive the agent. */
 	const struct sim_visibility *vis;
+	/* Seeds the garbage fault's datagrams (with the switch's id). */
+	uint64_t seed;
 };
 
 /* Fills o with the defaults above. */
@@ -85,8 +87,12 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns);
  * Sets how switch node shows itself: SIM_SCENARIO_TARGET_IS_SILENT
  * reads and drops every request (collectors time out);
  * SIM_SCENARIO_TARGET_REFUSES closes the socket so that the kernel
- * answers ICMP port unreachable; SIM_SCENARIO_TARGET_OK serves again on
- * the same port. Ignored for hosts and unknown ids.
+ * answers ICMP port unreachable; SIM_SCENARIO_TARGET_GARBAGE answers
+ * every request, from the switch's port, with one datagram that is
+ * not BER (seeded by the options' seed and the switch: the same run
+ * gives the same bytes); SIM_SCENARIO_TARGET_OK serves again on the
+ * same port, and so do the faults that concern gNMI only (RESET,
+ * DROP_AFTER_SYNC). Ignored for hosts and unknown ids.
  */
 void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
 			enum sim_scenario_target fault);

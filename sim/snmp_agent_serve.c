@@ -523,6 +523,7 @@ struct sim_snmp *sim_snmp_new(const struct sim_topo *t, struct sim_model *m,
 	s->ipv6 = ipv6;
 	s->address = xstrdup(o->address);
 	s->epfd = -1;
+	s->seed = o->seed;
 	s->cache_gen = UINT64_MAX;
 	if (open_state_dir(s, o, err, errlen) != 0) {
 		free(s->address);
@@ -573,12 +574,109 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* What a fault does to SNMP: serve, drop, refuse or answer garbage
+ * (the gNMI-only faults serve). */
+enum snmp_mode {
+	MODE_SERVE,
+	MODE_DROP,
+	MODE_REFUSE,
+	MODE_GARBAGE,
+};
+
+static enum snmp_mode mode_of(enum sim_scenario_target f)
+{
+	switch (f) {
+	case SIM_SCENARIO_TARGET_IS_SILENT:
+		return MODE_DROP;
+	case SIM_SCENARIO_TARGET_REFUSES:
+		return MODE_REFUSE;
+	case SIM_SCENARIO_TARGET_GARBAGE:
+		return MODE_GARBAGE;
+	case SIM_SCENARIO_TARGET_OK:
+	case SIM_SCENARIO_TARGET_RESET:
+	case SIM_SCENARIO_TARGET_DROP_AFTER_SYNC:
+		break;
+	}
+	return MODE_SERVE;
+}
+
 static void drain_silent(int fd)
 {
 	char buf[2048];
 	for (int i = 0; i < 64; i++)
 		if (recv(fd, buf, sizeof buf, MSG_DONTWAIT) < 0)
 			break;
+}
+
+/*
+ * A datagram that is not BER, drawn from w's generator: one of four
+ * broken openings of the SNMP message's SEQUENCE, whatever the filler.
+ *   0  a long-form length past the end of the datagram;
+ *   1  a long-form length whose length bytes are missing;
+ *   2  the indefinite length (SNMP forbids it) without end-of-contents;
+ *   3  a high tag number that never ends.
+ */
+static size_t garbage_datagram(struct sw *w, uint8_t *b)
+{
+	uint64_t x = w->garbage_rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	w->garbage_rng = x;
+	size_t n = 0;
+	unsigned extra = (unsigned)(x >> 8) % 8;
+	switch (x % 4) {
+	case 0:
+		b[n++] = 0x30;
+		b[n++] = 0x84;
+		b[n++] = 0x7f;
+		b[n++] = 0xff;
+		b[n++] = 0xff;
+		b[n++] = 0xff;
+		break;
+	case 1:
+		b[n++] = 0x30;
+		b[n++] = (uint8_t)(0x82 + (x >> 16) % 3);
+		extra = 0; /* the datagram ends inside the length */
+		break;
+	case 2:
+		b[n++] = 0x30;
+		b[n++] = 0x80;
+		extra = extra ? extra : 1;
+		for (unsigned k = 0; k < extra; k++) /* never 00 00 */
+			b[n++] = (uint8_t)(0x01 | (x >> (16 + 4 * k)));
+		extra = 0;
+		break;
+	default:
+		b[n++] = 0x1f;
+		for (unsigned k = 0; k <= extra; k++)
+			b[n++] = (uint8_t)(0x80 | (x >> (16 + k)));
+		extra = 0;
+		break;
+	}
+	for (unsigned k = 0; k < extra; k++)
+		b[n++] = (uint8_t)(x >> (24 + 4 * k));
+	return n;
+}
+
+/* Garbage: each waiting request is answered, from the switch's port,
+ * with a datagram that is not BER. */
+static void answer_garbage(struct sw *w)
+{
+	char buf[2048];
+	for (int i = 0; i < 64; i++) {
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof from;
+		if (recvfrom(w->silent_fd, buf, sizeof buf, MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl) < 0)
+			break;
+		uint8_t g[24];
+		size_t n = garbage_datagram(w, g);
+		if (sendto(w->silent_fd, g, n, 0, (struct sockaddr *)&from,
+			   fl) < 0)
+			log_debug("sim", "snmp: %s: garbage answer: %s",
+				  w->node->name, strerror(errno));
+	}
 }
 
 int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
@@ -614,7 +712,10 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
 			if (swi >= s->n_sws)
 				continue;
 			struct sw *w = &s->sws[swi];
-			if (w->silent_fd >= 0) {
+			if (w->silent_fd >= 0 &&
+			    mode_of(w->fault) == MODE_GARBAGE) {
+				answer_garbage(w);
+			} else if (w->silent_fd >= 0) {
 				drain_silent(w->silent_fd);
 			} else if (w->sess) {
 				NETSNMP_LARGE_FD_SET(w->sess_fd, &fds);
@@ -636,31 +737,39 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
 void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
 			enum sim_scenario_target fault)
 {
-	if (!s || node >= s->n_nodes || s->node_sw[node] < 0)
+	if (!s || node >= s->n_nodes || s->node_sw[node] < 0 ||
+	    (unsigned)fault >= SIM_SCENARIO_TARGETS)
 		return;
 	struct sw *w = &s->sws[s->node_sw[node]];
-	if (w->fault == fault)
+	enum snmp_mode was = mode_of(w->fault), mode = mode_of(fault);
+	w->fault = fault;
+	if (was == mode)
 		return;
 	close_session(s, w);
 	close_silent(s, w);
-	w->fault = fault;
 	char err[256];
 	int rc = 0;
-	switch (fault) {
-	case SIM_SCENARIO_TARGET_OK:
+	switch (mode) {
+	case MODE_SERVE:
 		rc = open_session(s, w, err, sizeof err);
 		if (rc != 0)
 			log_warn("sim", "%s", err);
 		break;
-	case SIM_SCENARIO_TARGET_IS_SILENT:
+	case MODE_DROP:
+	case MODE_GARBAGE:
+		/* Garbage: per switch and run, the seed and the switch. */
+		w->garbage_rng =
+		    (s->seed + 1) * 0x9e3779b97f4a7c15ull ^ (w->node->id + 1);
 		rc = open_silent(s, w);
 		if (rc != 0)
 			log_warn("sim",
-				 "snmp: %s: cannot bind port %d to "
-				 "stay silent: %s",
-				 w->node->name, w->port, strerror(-rc));
+				 "snmp: %s: cannot bind port %d for fault "
+				 "%s: %s",
+				 w->node->name, w->port,
+				 sim_scenario_target_name(fault),
+				 strerror(-rc));
 		break;
-	case SIM_SCENARIO_TARGET_REFUSES:
+	case MODE_REFUSE:
 		break;
 	}
 }

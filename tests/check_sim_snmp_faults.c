@@ -1,0 +1,243 @@
+/*
+ * check_sim_snmp_faults: the target faults of fabsim's embedded SNMP
+ * agent as a client on 127.0.0.1 sees them, with hand-made v2c
+ * requests over a real UDP socket: garbage (each request answered from
+ * the switch's port with a datagram that is not BER), the gNMI-only
+ * faults (the agent serves), and ok restoring normal answers.
+ *
+ * The test process serves the agent with sim_snmp_poll() between its
+ * own reads; waits are bounded (a hang guard, not a timing check).
+ * Every test runs in its own process (net-snmp's agent starts once per
+ * process).
+ */
+#include "config.h"
+
+#include "model.h"
+#include "snmp_agent.h"
+#include "topo.h"
+
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define WAIT_S 30
+
+static char err[1024];
+static struct sim_topo *T;
+static struct sim_model *M;
+static struct sim_snmp *S;
+
+/* 2 spines (sonic, arista), 1 leaf, 2 hosts; a second of traffic. */
+static void start(uint64_t seed)
+{
+	static const enum sim_flavour flav[] = { SIM_FLAVOUR_SONIC,
+						 SIM_FLAVOUR_ARISTA };
+	struct sim_topo_gen g = { .spines = 2,
+				  .leaves = 1,
+				  .hosts = 2,
+				  .nics = 1,
+				  .flavours = flav,
+				  .n_flavours = 2 };
+	T = sim_topo_generate(&g, err, sizeof err);
+	ck_assert_msg(T != NULL, "%s", err);
+	M = sim_model_new(T, 7, err, sizeof err);
+	ck_assert_msg(M != NULL, "%s", err);
+	const struct sim_node *h0 = sim_topo_tier_node(T, SIM_NODE_HOST, 0);
+	const struct sim_node *h1 = sim_topo_tier_node(T, SIM_NODE_HOST, 1);
+	struct sim_model_flow f = { .src = h0->ports[0].id,
+				    .dst = h1->ports[0].id,
+				    .prio = 3,
+				    .gbps = 100 };
+	ck_assert_int_ge(sim_model_add_flow(M, &f), 0);
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(sim_model_step(M, 100000000ull), 0);
+	struct sim_snmp_options o;
+	sim_snmp_options_init(&o);
+	o.seed = seed;
+	S = sim_snmp_new(T, M, &o, err, sizeof err);
+	ck_assert_msg(S != NULL, "%s", err);
+}
+
+static void stop(void)
+{
+	sim_snmp_free(S);
+	sim_model_free(M);
+	sim_topo_free(T);
+	S = NULL;
+	M = NULL;
+	T = NULL;
+}
+
+/* A UDP socket connected to 127.0.0.1:port. */
+static int client(int port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+/* Serves the agent until fd has a datagram (into buf) or max_ms of
+ * polling have passed; its length, 0 if none came, or -errno. */
+static ssize_t serve_until_answer(int fd, uint8_t *buf, size_t len, int max_ms)
+{
+	for (int waited = 0; waited <= max_ms; waited += 10) {
+		ssize_t r = recv(fd, buf, len, MSG_DONTWAIT);
+		if (r >= 0)
+			return r;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		ck_assert_int_ge(sim_snmp_poll(S, 10000000), 0);
+	}
+	return 0;
+}
+
+/* Sends msg to the switch at port and returns the answer's length in
+ * buf (0: none within the hang guard). */
+static ssize_t ask(int port, const void *msg, size_t mlen, uint8_t *buf,
+		   size_t len)
+{
+	int fd = client(port);
+	ck_assert_int_eq(send(fd, msg, mlen, 0), (ssize_t)mlen);
+	ssize_t r = serve_until_answer(fd, buf, len, WAIT_S * 1000);
+	close(fd);
+	return r;
+}
+
+/*
+ * Whether buf holds one well-formed BER TLV that fills it exactly: the
+ * outer shape of every SNMP message (a SEQUENCE with a definite
+ * length). Enough to tell an answer from the garbage fault's bytes.
+ */
+static bool ber_whole(const uint8_t *b, size_t n)
+{
+	if (n < 2 || (b[0] & 0x1f) == 0x1f)
+		return false;
+	size_t len, hdr;
+	if (b[1] < 0x80) {
+		len = b[1];
+		hdr = 2;
+	} else {
+		size_t k = b[1] & 0x7f;
+		if (k == 0 || k > 4 || 2 + k > n)
+			return false;
+		len = 0;
+		for (size_t i = 0; i < k; i++)
+			len = len << 8 | b[2 + i];
+		hdr = 2 + k;
+	}
+	return b[0] == 0x30 && hdr + len == n;
+}
+
+/* A v2c GET of sysName.0 with community "public", BER by hand. */
+static const uint8_t get_sysname[] = {
+	0x30, 0x29, 0x02, 0x01, 0x01, 0x04, 0x06, 'p',	0x75, 0x62, 0x6c,
+	0x69, 0x63, 0xa0, 0x1c, 0x02, 0x04, 0x12, 0x34, 0x56, 0x78, 0x02,
+	0x01, 0x00, 0x02, 0x01, 0x00, 0x30, 0x0e, 0x30, 0x0c, 0x06, 0x08,
+	0x2b, 0x06, 0x01, 0x02, 0x01, 0x01, 0x05, 0x00, 0x05, 0x00,
+};
+
+/* A GET answered normally: a whole BER message naming the switch. */
+static void expect_answer(const struct sim_node *n)
+{
+	uint8_t buf[2048];
+	ssize_t r = ask(sim_snmp_port(S, n->id), get_sysname,
+			sizeof get_sysname, buf, sizeof buf);
+	ck_assert_int_gt(r, 0);
+	ck_assert(ber_whole(buf, (size_t)r));
+	ck_assert_ptr_nonnull(memmem(buf, (size_t)r, n->name, strlen(n->name)));
+}
+
+/* The garbage answers of n to `count` GETs, concatenated into out
+ * (each prefixed by its length byte); returns the bytes used. */
+static size_t garbage_answers(const struct sim_node *n, int count, uint8_t *out,
+			      size_t cap)
+{
+	size_t used = 0;
+	for (int i = 0; i < count; i++) {
+		uint8_t buf[2048];
+		ssize_t r = ask(sim_snmp_port(S, n->id), get_sysname,
+				sizeof get_sysname, buf, sizeof buf);
+		ck_assert_msg(r > 0, "no answer to request %d", i);
+		ck_assert_msg(!ber_whole(buf, (size_t)r),
+			      "answer %d is a BER message", i);
+		ck_assert_uint_lt(used + 1 + (size_t)r, cap);
+		out[used++] = (uint8_t)r;
+		memcpy(out + used, buf, (size_t)r);
+		used += (size_t)r;
+	}
+	return used;
+}
+
+/* Garbage: every request is answered from the switch's port with bytes
+ * that are not BER, the same bytes for the same seed; the other switch
+ * answers normally; ok brings answers back. */
+START_TEST(test_garbage_answers_are_not_ber)
+{
+	start(5);
+	const struct sim_node *n = sim_topo_node(T, 0);
+	const struct sim_node *other = sim_topo_node(T, 1);
+	expect_answer(n);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_GARBAGE);
+	uint8_t a[1024], b[1024];
+	size_t la = garbage_answers(n, 8, a, sizeof a);
+	expect_answer(other);
+	/* Entering the fault again restarts the generator. */
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_OK);
+	expect_answer(n);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_GARBAGE);
+	size_t lb = garbage_answers(n, 8, b, sizeof b);
+	ck_assert_uint_eq(la, lb);
+	ck_assert_mem_eq(a, b, la);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_OK);
+	expect_answer(n);
+	stop();
+}
+END_TEST
+
+/* The gNMI-only faults leave SNMP serving. */
+START_TEST(test_gnmi_only_faults_keep_snmp_answering)
+{
+	start(1);
+	const struct sim_node *n = sim_topo_node(T, 0);
+	int port = sim_snmp_port(S, n->id);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_RESET);
+	expect_answer(n);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_DROP_AFTER_SYNC);
+	expect_answer(n);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_OK);
+	expect_answer(n);
+	ck_assert_int_eq(sim_snmp_port(S, n->id), port);
+	stop();
+}
+END_TEST
+
+static Suite *sim_snmp_faults_suite(void)
+{
+	Suite *s = suite_create("sim_snmp_faults");
+	TCase *tc = tcase_create("faults");
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, test_garbage_answers_are_not_ber);
+	tcase_add_test(tc, test_gnmi_only_faults_keep_snmp_answering);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(sim_snmp_faults_suite());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
