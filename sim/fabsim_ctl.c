@@ -48,7 +48,9 @@ static char *json_error(const char *msg)
 }
 
 /* The bodies of POST /targets/<switch>/fault, for messages. */
-#define FAULT_WORDS "ok, silent, refuse, reset, garbage or drop_after_sync"
+#define FAULT_WORDS                                               \
+	"ok, silent, refuse, reset, garbage, drop_after_sync or " \
+	"wrong_types"
 
 /* The model's background events (flaps' downs and ups, reboots), the
  * last STATUS_BG_EVENTS of them, oldest first: what a healthy fabric

@@ -47,6 +47,7 @@ const char *const scenario_ev_names[] = {
 	"target_reset",
 	"target_garbage",
 	"target_drop_after_sync",
+	"target_wrong_types",
 };
 #define N_EV (sizeof scenario_ev_names / sizeof scenario_ev_names[0])
 
@@ -114,6 +115,7 @@ static const unsigned ev_allowed[N_EV] = {
 	[EV_TARGET_RESET] = B(K_NODE),
 	[EV_TARGET_GARBAGE] = B(K_NODE),
 	[EV_TARGET_DROP_AFTER_SYNC] = B(K_NODE),
+	[EV_TARGET_WRONG_TYPES] = B(K_NODE),
 };
 /* The keys each event needs. */
 static const unsigned ev_needed[N_EV] = {
@@ -131,6 +133,7 @@ static const unsigned ev_needed[N_EV] = {
 	[EV_TARGET_RESET] = B(K_NODE),
 	[EV_TARGET_GARBAGE] = B(K_NODE),
 	[EV_TARGET_DROP_AFTER_SYNC] = B(K_NODE),
+	[EV_TARGET_WRONG_TYPES] = B(K_NODE),
 };
 
 const char *const scenario_kind_names[SIM_SCENARIO_KINDS] = {
@@ -144,7 +147,8 @@ const char *const scenario_kind_names[SIM_SCENARIO_KINDS] = {
 };
 
 static const char *const target_names[SIM_SCENARIO_TARGETS] = {
-	"ok", "silent", "refuse", "reset", "garbage", "drop_after_sync",
+	"ok",	   "silent",	      "refuse",	     "reset",
+	"garbage", "drop_after_sync", "wrong_types",
 };
 
 const char *sim_scenario_target_name(enum sim_scenario_target fault)
@@ -673,6 +677,7 @@ int scenario_parse_event(struct ytree_ctx *x, struct sim_scenario *s,
 	case EV_TARGET_RESET:
 	case EV_TARGET_GARBAGE:
 	case EV_TARGET_DROP_AFTER_SYNC:
+	case EV_TARGET_WRONG_TYPES:
 		return field_node(x, s->topo, &f, K_NODE, &e->node);
 	}
 	return 0;

@@ -88,11 +88,13 @@ enum sim_scenario_target {
 	SIM_SCENARIO_TARGET_RESET,	     /* gNMI streams end soon after */
 	SIM_SCENARIO_TARGET_GARBAGE,	     /* undecodable messages */
 	SIM_SCENARIO_TARGET_DROP_AFTER_SYNC, /* gNMI ends at sync */
+	SIM_SCENARIO_TARGET_WRONG_TYPES,     /* counters of wrong types */
 };
-#define SIM_SCENARIO_TARGETS 6
+#define SIM_SCENARIO_TARGETS 7
 
 /* A fault as the control endpoint and the events name it ("ok",
- * "silent", "refuse", "reset", "garbage", "drop_after_sync"); "?" if
+ * "silent", "refuse", "reset", "garbage", "drop_after_sync",
+ * "wrong_types"); "?" if
  * invalid. sim_scenario_target_parse() is the reverse: -1 if unknown. */
 const char *sim_scenario_target_name(enum sim_scenario_target fault);
 int sim_scenario_target_parse(const char *name);

@@ -34,6 +34,7 @@ enum ev_kind {
 	EV_TARGET_RESET,
 	EV_TARGET_GARBAGE,
 	EV_TARGET_DROP_AFTER_SYNC,
+	EV_TARGET_WRONG_TYPES,
 };
 
 struct flowset {

@@ -61,6 +61,9 @@ struct sw {
 	int8_t *oper; /* SONiC, per port: PORT_TABLE's link state, -1 none */
 	unsigned per_port;
 	bool pg_map; /* COUNTERS_PG_NAME_MAP published */
+	/* Every port at the next publish (the wrong_types fault came or
+	 * went: the same counters are written differently). */
+	bool republish;
 };
 
 struct sim_serve_gnmi {
@@ -72,6 +75,7 @@ struct sim_serve_gnmi {
 	const struct sim_visibility *vis;
 	uint64_t seed; /* of the garbage fault's bytes */
 	uint8_t lossless;
+	bool na;   /* the switch being published has wrong_types */
 	char *buf; /* the JSON text being formatted */
 	size_t len, cap;
 	/* ",\"SAI_PORT_STAT_PFC_3_RX_PKTS\":\"" (see struct jkey):
@@ -176,7 +180,12 @@ static void fieldk(struct sim_serve_gnmi *g, bool *first, struct jkey k,
 	reserve(g, n + 22);
 	char *p = g->buf + g->len;
 	memcpy(p, s, n);
-	p = digits(p + n, v);
+	if (g->na) { /* the wrong_types fault: not a number */
+		memcpy(p + n, "n/a", 3);
+		p += n + 3;
+	} else {
+		p = digits(p + n, v);
+	}
 	*p++ = '"';
 	*p = '\0';
 	g->len = (size_t)(p - g->buf);
@@ -398,6 +407,7 @@ static int leave_fault(struct sw *s, enum sim_scenario_target f)
 	case SIM_SCENARIO_TARGET_DROP_AFTER_SYNC:
 		gnmi_target_set_end_after_sync(s->tgt, false);
 		break;
+	case SIM_SCENARIO_TARGET_WRONG_TYPES: /* at the next publish */
 	case SIM_SCENARIO_TARGET_OK:
 		break;
 	}
@@ -433,6 +443,7 @@ static int enter_fault(const struct sim_serve_gnmi *g, struct sw *s,
 		gnmi_target_set_end_after_sync(s->tgt, true);
 		gnmi_target_end_streams(s->tgt);
 		break;
+	case SIM_SCENARIO_TARGET_WRONG_TYPES: /* at the next publish */
 	case SIM_SCENARIO_TARGET_OK:
 		break;
 	}
@@ -454,6 +465,9 @@ int sim_serve_gnmi_set_fault(struct sim_serve_gnmi *g, size_t node,
 	rc = enter_fault(g, s, fault);
 	if (rc == -EALREADY)
 		rc = 0;
+	if (s->fault == SIM_SCENARIO_TARGET_WRONG_TYPES ||
+	    fault == SIM_SCENARIO_TARGET_WRONG_TYPES)
+		s->republish = true;
 	s->fault = fault;
 	return rc;
 }
@@ -923,7 +937,9 @@ static uint64_t signature(const struct sim_model_switch_port *c)
 static void publish_switch(struct sim_serve_gnmi *g, struct sw *s,
 			   const struct sim_model *m, int64_t ts_ns)
 {
-	bool first_time = !s->leaf;
+	bool first_time = !s->leaf, every = first_time || s->republish;
+	s->republish = false;
+	g->na = s->fault == SIM_SCENARIO_TARGET_WRONG_TYPES;
 	if (first_time) {
 		size_t n = s->node->n_ports * s->per_port;
 		s->leaf = xcalloc(n ? n : 1, sizeof *s->leaf);
@@ -940,14 +956,15 @@ static void publish_switch(struct sim_serve_gnmi *g, struct sw *s,
 		/* A port whose counters did not move keeps its leaves: the
 		 * targets sample them as they are. */
 		uint64_t h = signature(&c);
-		if (!first_time && h == s->sig[i])
+		if (!every && h == s->sig[i])
 			continue;
 		s->sig[i] = h;
 		if (s->node->flavour == SIM_FLAVOUR_SONIC)
 			publish_sonic_port(g, s, i, &c);
 		else
-			publish_oc_port(g, s, i, &c, first_time);
+			publish_oc_port(g, s, i, &c, every);
 	}
+	g->na = false;
 	gnmi_target_tick(s->tgt, ts_ns);
 }
 

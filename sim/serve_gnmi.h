@@ -116,7 +116,10 @@ bool sim_serve_gnmi_publish_node(struct sim_serve_gnmi *g,
  * decode (gnmi_target_set_garbage(), seeded by the options' seed and
  * the switch), keeping the streams open; DROP_AFTER_SYNC ends the open
  * streams at once and every new one right after its sync_response,
- * with UNAVAILABLE (gnmi_target_set_end_after_sync()). 0, -EINVAL for
+ * with UNAVAILABLE (gnmi_target_set_end_after_sync()); WRONG_TYPES
+ * writes every counter of the JSON objects as the string "n/a" from the
+ * next publish on (every port is written again when it comes and when
+ * it goes; names, oper-status and PORT_TABLE stay). 0, -EINVAL for
  * a host or an unknown fault, or a negative errno (the listener could
  * not be reopened).
  */

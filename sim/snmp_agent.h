@@ -92,7 +92,11 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns);
  * not BER (seeded by the options' seed and the switch: the same run
  * gives the same bytes); SIM_SCENARIO_TARGET_OK serves again on the
  * same port, and so do the faults that concern gNMI only (RESET,
- * DROP_AFTER_SYNC). Ignored for hosts and unknown ids.
+ * DROP_AFTER_SYNC). SIM_SCENARIO_TARGET_WRONG_TYPES serves, but with
+ * ifXTable's HC counters as Counter32 (ifHCInOctets, ifHCInMulticastPkts,
+ * ifHCOutOctets, ifHCOutMulticastPkts: even columns) or as an OCTET
+ * STRING of the decimal value (the odd columns 7 to 13), and
+ * ifHighSpeed as an OCTET STRING. Ignored for hosts and unknown ids.
  */
 void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
 			enum sim_scenario_target fault);

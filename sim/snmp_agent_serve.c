@@ -595,6 +595,7 @@ static enum snmp_mode mode_of(enum sim_scenario_target f)
 	case SIM_SCENARIO_TARGET_OK:
 	case SIM_SCENARIO_TARGET_RESET:
 	case SIM_SCENARIO_TARGET_DROP_AFTER_SYNC:
+	case SIM_SCENARIO_TARGET_WRONG_TYPES: /* answered by snmp_agent.c */
 		break;
 	}
 	return MODE_SERVE;

@@ -6,8 +6,9 @@
  * sync), garbage (the stream stays open and carries bytes that do not
  * decode as a SubscribeResponse, the same bytes for the same seed),
  * drop_after_sync (every new stream ends with UNAVAILABLE right after
- * its sync_response); ok brings normal streams back after each. And
- * the scenario events that set them.
+ * its sync_response), wrong_types (counters written as "n/a" from the
+ * next publish); ok brings normal streams back after each. And the
+ * scenario events that set them.
  *
  * Waits are bounded (a hang guard of WAIT_S, not a timing check): the
  * tests assert the order of what arrives, never how soon.
@@ -35,16 +36,18 @@ static struct sim_topo *topo;
 static struct sim_model *model;
 static struct sim_serve_gnmi *srv;
 static const struct sim_node *sw;
+static const struct sim_port *port; /* sw's port to host0 */
 static char path[256];
 
-/* One OpenConfig spine, one leaf, two hosts, a flow, a second of model
- * time: the spine's first port has counters to stream. */
+/* One OpenConfig spine, two leaves, two hosts, a flow from host0, a
+ * second of model time: the switch is host0's leaf, its port to host0
+ * receives the flow. */
 static void setup(void)
 {
 	static const enum sim_flavour oc[] = { SIM_FLAVOUR_OPENCONFIG };
 	char err[512];
 	struct sim_topo_gen g = { .spines = 1,
-				  .leaves = 1,
+				  .leaves = 2,
 				  .hosts = 2,
 				  .nics = 1,
 				  .flavours = oc,
@@ -61,9 +64,10 @@ static void setup(void)
 	ck_assert_int_ge(sim_model_add_flow(model, &f), 0);
 	for (int i = 0; i < 10; i++)
 		ck_assert_int_eq(sim_model_step(model, 100000000ull), 0);
-	sw = sim_topo_tier_node(topo, SIM_NODE_SPINE, 0);
+	port = h0->ports[0].peer;
+	sw = port->node;
 	snprintf(path, sizeof path, "/interfaces/interface[name=%s]/state",
-		 sw->ports[0].name);
+		 port->name);
 }
 
 static void teardown(void)
@@ -93,7 +97,7 @@ static void set_fault(enum sim_scenario_target f)
 	ck_assert_int_eq(sim_serve_gnmi_fault(srv, sw->id), f);
 }
 
-/* A stream on the spine, SAMPLE every IV. */
+/* A stream on the switch, SAMPLE every IV. */
 static void open_stream(struct gsub *g)
 {
 	gsub_open(g, sim_serve_gnmi_port(srv, sw->id), NULL, path, IV, false);
@@ -333,6 +337,83 @@ START_TEST(test_drop_after_sync_ends_each_stream_at_its_sync)
 }
 END_TEST
 
+/* The JSON text of the counters container of sw's port to host0, as a
+ * ONCE subscription gets it (caller frees). */
+static char *counters_json(void)
+{
+	char p[256];
+	snprintf(p, sizeof p, "/interfaces/interface[name=%s]/state/counters",
+		 port->name);
+	struct gsub g;
+	gsub_open(&g, sim_serve_gnmi_port(srv, sw->id), NULL, p, 0, true);
+	char *text = NULL;
+	for (;;) {
+		Gnmi__SubscribeResponse *r = gsub_next(&g, WAIT_S * 1000);
+		ck_assert_msg(r != NULL, "no sync_response");
+		if (r->response_case ==
+		    GNMI__SUBSCRIBE_RESPONSE__RESPONSE_SYNC_RESPONSE) {
+			gnmi__subscribe_response__free_unpacked(r, NULL);
+			break;
+		}
+		for (size_t i = 0; i < r->update->n_update; i++) {
+			const Gnmi__TypedValue *v = r->update->update[i]->val;
+			ck_assert_int_eq(
+			    v->value_case,
+			    GNMI__TYPED_VALUE__VALUE_JSON_IETF_VAL);
+			free(text);
+			text = strndup((const char *)v->json_ietf_val.data,
+				       v->json_ietf_val.len);
+		}
+		gnmi__subscribe_response__free_unpacked(r, NULL);
+	}
+	gsub_close(&g);
+	ck_assert_ptr_nonnull(text);
+	return text;
+}
+
+/* Whether every member of the JSON object text is "name":"n/a". */
+static bool all_na(const char *text)
+{
+	size_t members = 0;
+	for (const char *p = strstr(text, "\":\""); p;
+	     p = strstr(p + 1, "\":\"")) {
+		if (strncmp(p + 3, "n/a\"", 4) != 0)
+			return false;
+		members++;
+	}
+	return members >= 10;
+}
+
+/* Wrong types: from the next publish every counter of the switch is
+ * the string "n/a" (no number in its place); ok and a publish bring
+ * the numbers back, equal to the model's. */
+START_TEST(test_wrong_types_writes_counters_as_text)
+{
+	serve(1);
+	char *t = counters_json();
+	ck_assert(!all_na(t));
+	ck_assert_ptr_nonnull(strstr(t, "\"in-octets\":\""));
+	free(t);
+	set_fault(SIM_SCENARIO_TARGET_WRONG_TYPES);
+	ck_assert_uint_gt(sim_serve_gnmi_publish(srv, model, 0, true), 0);
+	t = counters_json();
+	ck_assert_msg(all_na(t), "%s", t);
+	ck_assert_ptr_nonnull(strstr(t, "\"in-octets\":\"n/a\""));
+	free(t);
+	set_fault(SIM_SCENARIO_TARGET_OK);
+	ck_assert_uint_gt(sim_serve_gnmi_publish(srv, model, 0, true), 0);
+	t = counters_json();
+	struct sim_model_switch_port c;
+	ck_assert_int_eq(sim_model_read_switch_port(model, port->id, &c), 0);
+	char want[64];
+	snprintf(want, sizeof want, "\"in-octets\":\"%llu\"",
+		 (unsigned long long)c.in_octets);
+	ck_assert_msg(strstr(t, want) != NULL, "%s lacks %s", t, want);
+	ck_assert_uint_gt(c.in_octets, 0);
+	free(t);
+}
+END_TEST
+
 /* Silent (a stall at run time) and back, then each fault straight
  * into another: the switch serves again after ok. */
 START_TEST(test_faults_chain_and_ok_restores)
@@ -352,7 +433,8 @@ END_TEST
 START_TEST(test_fault_names_round_trip)
 {
 	static const char *const names[] = {
-		"ok", "silent", "refuse", "reset", "garbage", "drop_after_sync",
+		"ok",	   "silent",	      "refuse",	     "reset",
+		"garbage", "drop_after_sync", "wrong_types",
 	};
 	ck_assert_uint_eq(sizeof names / sizeof names[0], SIM_SCENARIO_TARGETS);
 	for (int i = 0; i < SIM_SCENARIO_TARGETS; i++) {
@@ -366,9 +448,9 @@ START_TEST(test_fault_names_round_trip)
 }
 END_TEST
 
-/* target_reset, target_garbage and target_drop_after_sync as live
- * events: each sets the switch's fault, stopping it gives the switch
- * back to the timeline (ok). */
+/* target_reset, target_garbage, target_drop_after_sync and
+ * target_wrong_types as live events: each sets the switch's fault, stopping it
+ * gives the switch back to the timeline (ok). */
 START_TEST(test_fault_events_set_and_stop)
 {
 	char err[512];
@@ -383,6 +465,7 @@ START_TEST(test_fault_events_set_and_stop)
 		{ "target_garbage", SIM_SCENARIO_TARGET_GARBAGE },
 		{ "target_drop_after_sync",
 		  SIM_SCENARIO_TARGET_DROP_AFTER_SYNC },
+		{ "target_wrong_types", SIM_SCENARIO_TARGET_WRONG_TYPES },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[128];
@@ -423,6 +506,7 @@ static Suite *sim_faults_suite(void)
 	tcase_add_test(tc, test_reset_ends_every_stream_soon_after_it_opens);
 	tcase_add_test(tc, test_garbage_streams_undecodable_messages);
 	tcase_add_test(tc, test_drop_after_sync_ends_each_stream_at_its_sync);
+	tcase_add_test(tc, test_wrong_types_writes_counters_as_text);
 	tcase_add_test(tc, test_faults_chain_and_ok_restores);
 	tcase_add_test(tc, test_fault_names_round_trip);
 	tcase_add_test(tc, test_fault_events_set_and_stop);

@@ -3,7 +3,10 @@
  * agent as a client on 127.0.0.1 sees them, with hand-made v2c
  * requests over a real UDP socket: garbage (each request answered from
  * the switch's port with a datagram that is not BER), the gNMI-only
- * faults (the agent serves), and ok restoring normal answers.
+ * faults (the agent serves), and ok restoring normal answers; and with
+ * net-snmp's snmpget/snmpwalk (Debian package snmp; exits 77 without
+ * them), which print each varbind's type: wrong_types (ifXTable's HC
+ * counters as Counter32 or OCTET STRING, ifHighSpeed as OCTET STRING).
  *
  * The test process serves the agent with sim_snmp_poll() between its
  * own reads; waits are bounded (a hang guard, not a timing check).
@@ -24,12 +27,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define WAIT_S 30
 
+#define OUT_MAX (256 * 1024)
+
 static char err[1024];
+static char envdir[256];
+static char out[OUT_MAX];
 static struct sim_topo *T;
 static struct sim_model *M;
 static struct sim_snmp *S;
@@ -61,6 +71,9 @@ static void start(uint64_t seed)
 	struct sim_snmp_options o;
 	sim_snmp_options_init(&o);
 	o.seed = seed;
+	char state[300];
+	snprintf(state, sizeof state, "%s/state-%ld", envdir, (long)getpid());
+	o.state_dir = state;
 	S = sim_snmp_new(T, M, &o, err, sizeof err);
 	ck_assert_msg(S != NULL, "%s", err);
 }
@@ -74,6 +87,59 @@ static void stop(void)
 	M = NULL;
 	T = NULL;
 }
+
+/* Runs a command (split on spaces) while serving the agent; its output
+ * goes to out, its exit status is returned. */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	char *argv[64];
+	int argc = 0;
+	for (char *tok = strtok(cmd, " "); tok && argc < 63;
+	     tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	int pfd[2];
+	ck_assert_int_eq(pipe(pfd), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	size_t len = 0;
+	int status = 0;
+	for (;;) {
+		ck_assert_int_ge(sim_snmp_poll(S, 2000000), 0);
+		ssize_t r;
+		while ((r = read(pfd[0], out + len, sizeof out - 1 - len)) > 0)
+			len += (size_t)r;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+	}
+	fcntl(pfd[0], F_SETFL, 0);
+	ssize_t r;
+	while ((r = read(pfd[0], out + len, sizeof out - 1 - len)) > 0)
+		len += (size_t)r;
+	close(pfd[0]);
+	out[len] = '\0';
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Numeric OIDs, the type of each value printed. The tools' own
+ * timeout is generous: the agent answers as soon as run() polls it. */
+#define V2C "-v2c -c public -On -t 5 -r 2"
 
 /* A UDP socket connected to 127.0.0.1:port. */
 static int client(int port)
@@ -158,9 +224,9 @@ static void expect_answer(const struct sim_node *n)
 	ck_assert_ptr_nonnull(memmem(buf, (size_t)r, n->name, strlen(n->name)));
 }
 
-/* The garbage answers of n to `count` GETs, concatenated into out
+/* The garbage answers of n to `count` GETs, concatenated into dst
  * (each prefixed by its length byte); returns the bytes used. */
-static size_t garbage_answers(const struct sim_node *n, int count, uint8_t *out,
+static size_t garbage_answers(const struct sim_node *n, int count, uint8_t *dst,
 			      size_t cap)
 {
 	size_t used = 0;
@@ -172,8 +238,8 @@ static size_t garbage_answers(const struct sim_node *n, int count, uint8_t *out,
 		ck_assert_msg(!ber_whole(buf, (size_t)r),
 			      "answer %d is a BER message", i);
 		ck_assert_uint_lt(used + 1 + (size_t)r, cap);
-		out[used++] = (uint8_t)r;
-		memcpy(out + used, buf, (size_t)r);
+		dst[used++] = (uint8_t)r;
+		memcpy(dst + used, buf, (size_t)r);
 		used += (size_t)r;
 	}
 	return used;
@@ -222,6 +288,79 @@ START_TEST(test_gnmi_only_faults_keep_snmp_answering)
 }
 END_TEST
 
+/* The type snmpgetnext prints for the first row of ifXTable column
+ * col of the switch at port, into type (e.g. "Counter64"). */
+static void first_type(int port, unsigned col, char *type, size_t len)
+{
+	ck_assert_int_eq(run("snmpgetnext " V2C " 127.0.0.1:%d "
+			     "1.3.6.1.2.1.31.1.1.1.%u",
+			     port, col),
+			 0);
+	char want[64];
+	snprintf(want, sizeof want, "\n.1.3.6.1.2.1.31.1.1.1.%u.", col);
+	/* The tools may say something first ("Created directory"). */
+	memmove(out + 1, out, strlen(out) + 1);
+	out[0] = '\n';
+	const char *line = strstr(out, want);
+	ck_assert_msg(line != NULL, "%s", out);
+	const char *eq = strstr(line, " = ");
+	ck_assert_ptr_nonnull(eq);
+	eq += 3;
+	size_t n = strcspn(eq, ":");
+	ck_assert_uint_lt(n, len);
+	memcpy(type, eq, n);
+	type[n] = '\0';
+}
+
+/* Wrong types: the HC columns alternate Counter32 / STRING (of the
+ * decimal value) by column, ifHighSpeed is a STRING; ifName and the
+ * other switch keep theirs; ok restores Counter64 and Gauge32. */
+START_TEST(test_wrong_types_answers_hc_counters_as_32_bit_or_text)
+{
+	start(1);
+	const struct sim_node *n = sim_topo_node(T, 0);
+	int port = sim_snmp_port(S, n->id);
+	int other = sim_snmp_port(S, sim_topo_node(T, 1)->id);
+	char type[64];
+	for (unsigned col = 6; col <= 13; col++) {
+		first_type(port, col, type, sizeof type);
+		ck_assert_str_eq(type, "Counter64");
+	}
+	first_type(port, 15, type, sizeof type);
+	ck_assert_str_eq(type, "Gauge32");
+	char speed[64];
+	snprintf(speed, sizeof speed, "\"%lu\"",
+		 strtoul(strstr(out, "Gauge32: ") + 9, NULL, 10));
+
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_WRONG_TYPES);
+	for (unsigned col = 6; col <= 13; col++) {
+		first_type(port, col, type, sizeof type);
+		ck_assert_str_eq(type, col % 2 ? "STRING" : "Counter32");
+	}
+	/* The text is the decimal value. */
+	first_type(port, 7, type, sizeof type);
+	const char *txt = strstr(out, "STRING: \"");
+	ck_assert_ptr_nonnull(txt);
+	txt += 9;
+	ck_assert_uint_gt(strspn(txt, "0123456789"), 0);
+	ck_assert_int_eq(txt[strspn(txt, "0123456789")], '"');
+	first_type(port, 15, type, sizeof type);
+	ck_assert_str_eq(type, "STRING");
+	ck_assert_msg(strstr(out, speed) != NULL, "%s lacks %s", out, speed);
+	first_type(port, 1, type, sizeof type);
+	ck_assert_str_eq(type, "STRING"); /* ifName is one anyway */
+	first_type(other, 6, type, sizeof type);
+	ck_assert_str_eq(type, "Counter64");
+
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_OK);
+	first_type(port, 7, type, sizeof type);
+	ck_assert_str_eq(type, "Counter64");
+	first_type(port, 15, type, sizeof type);
+	ck_assert_str_eq(type, "Gauge32");
+	stop();
+}
+END_TEST
+
 static Suite *sim_snmp_faults_suite(void)
 {
 	Suite *s = suite_create("sim_snmp_faults");
@@ -229,15 +368,41 @@ static Suite *sim_snmp_faults_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_garbage_answers_are_not_ber);
 	tcase_add_test(tc, test_gnmi_only_faults_keep_snmp_answering);
+	tcase_add_test(tc,
+		       test_wrong_types_answers_hc_counters_as_32_bit_or_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
 int main(void)
 {
+	if (system("command -v snmpget snmpgetnext snmpwalk >/dev/null "
+		   "2>&1") != 0) {
+		printf("SKIP: check_sim_snmp_faults: net-snmp's command-line "
+		       "tools (Debian package snmp) are not installed\n");
+		return 77;
+	}
+	/* The tools read no user or system configuration and no MIBs. */
+	const char *tmp = getenv("TMPDIR");
+	snprintf(envdir, sizeof envdir, "%s/check_sim_snmp_faults.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(envdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	setenv("SNMPCONFPATH", envdir, 1);
+	setenv("SNMP_PERSISTENT_DIR", envdir, 1);
+	setenv("MIBDIRS", envdir, 1);
+	setenv("MIBS", "", 1);
 	SRunner *sr = srunner_create(sim_snmp_faults_suite());
+	/* One agent per process lifetime: every test in its own process. */
+	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", envdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", envdir);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

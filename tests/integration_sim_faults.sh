@@ -65,7 +65,7 @@ PY
 }
 [ "$(probe)" = ber ] || fail "leaf0 does not answer SNMP before the faults"
 
-for fault in silent reset garbage drop_after_sync refuse ok; do
+for fault in silent reset garbage drop_after_sync wrong_types refuse ok; do
 	code=$(http_get -o "$WORK/fault.json" -w '%{http_code}' \
 		-X POST --data "$fault" "$ctl/targets/leaf0/fault")
 	[ "$code" = 200 ] || fail "POST $fault: $code $(cat "$WORK/fault.json")"
@@ -79,7 +79,7 @@ for fault in silent reset garbage drop_after_sync refuse ok; do
 	garbage)
 		[ "$(probe)" = garbage ] || fail "garbage: SNMP answer is BER"
 		;;
-	reset | drop_after_sync | ok)
+	reset | drop_after_sync | wrong_types | ok)
 		[ "$(probe)" = ber ] || fail "$fault: no BER SNMP answer"
 		;;
 	esac
