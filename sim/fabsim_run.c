@@ -219,6 +219,7 @@ int fabsim_start_servers(struct fabsim *f)
 		so.community = o->community;
 		so.vis = f->vis;
 		so.seed = go.seed;
+		so.slow_delay_ns = o->slow_delay_ns;
 		f->snmp = sim_snmp_new(f->topo, f->m, &so, err, sizeof err);
 		if (!f->snmp) {
 			fprintf(stderr, "fabsim: SNMP: %s\n", err);

@@ -48,6 +48,7 @@ const char *const scenario_ev_names[] = {
 	"target_garbage",
 	"target_drop_after_sync",
 	"target_wrong_types",
+	"target_slow",
 };
 #define N_EV (sizeof scenario_ev_names / sizeof scenario_ev_names[0])
 
@@ -116,6 +117,7 @@ static const unsigned ev_allowed[N_EV] = {
 	[EV_TARGET_GARBAGE] = B(K_NODE),
 	[EV_TARGET_DROP_AFTER_SYNC] = B(K_NODE),
 	[EV_TARGET_WRONG_TYPES] = B(K_NODE),
+	[EV_TARGET_SLOW] = B(K_NODE),
 };
 /* The keys each event needs. */
 static const unsigned ev_needed[N_EV] = {
@@ -134,6 +136,7 @@ static const unsigned ev_needed[N_EV] = {
 	[EV_TARGET_GARBAGE] = B(K_NODE),
 	[EV_TARGET_DROP_AFTER_SYNC] = B(K_NODE),
 	[EV_TARGET_WRONG_TYPES] = B(K_NODE),
+	[EV_TARGET_SLOW] = B(K_NODE),
 };
 
 const char *const scenario_kind_names[SIM_SCENARIO_KINDS] = {
@@ -148,7 +151,7 @@ const char *const scenario_kind_names[SIM_SCENARIO_KINDS] = {
 
 static const char *const target_names[SIM_SCENARIO_TARGETS] = {
 	"ok",	   "silent",	      "refuse",	     "reset",
-	"garbage", "drop_after_sync", "wrong_types",
+	"garbage", "drop_after_sync", "wrong_types", "slow",
 };
 
 const char *sim_scenario_target_name(enum sim_scenario_target fault)
@@ -678,6 +681,7 @@ int scenario_parse_event(struct ytree_ctx *x, struct sim_scenario *s,
 	case EV_TARGET_GARBAGE:
 	case EV_TARGET_DROP_AFTER_SYNC:
 	case EV_TARGET_WRONG_TYPES:
+	case EV_TARGET_SLOW:
 		return field_node(x, s->topo, &f, K_NODE, &e->node);
 	}
 	return 0;

@@ -89,12 +89,13 @@ enum sim_scenario_target {
 	SIM_SCENARIO_TARGET_GARBAGE,	     /* undecodable messages */
 	SIM_SCENARIO_TARGET_DROP_AFTER_SYNC, /* gNMI ends at sync */
 	SIM_SCENARIO_TARGET_WRONG_TYPES,     /* counters of wrong types */
+	SIM_SCENARIO_TARGET_SLOW,	     /* SNMP answers late */
 };
-#define SIM_SCENARIO_TARGETS 7
+#define SIM_SCENARIO_TARGETS 8
 
 /* A fault as the control endpoint and the events name it ("ok",
  * "silent", "refuse", "reset", "garbage", "drop_after_sync",
- * "wrong_types"); "?" if
+ * "wrong_types", "slow"); "?" if
  * invalid. sim_scenario_target_parse() is the reverse: -1 if unknown. */
 const char *sim_scenario_target_name(enum sim_scenario_target fault);
 int sim_scenario_target_parse(const char *name);

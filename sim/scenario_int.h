@@ -35,6 +35,7 @@ enum ev_kind {
 	EV_TARGET_GARBAGE,
 	EV_TARGET_DROP_AFTER_SYNC,
 	EV_TARGET_WRONG_TYPES,
+	EV_TARGET_SLOW,
 };
 
 struct flowset {

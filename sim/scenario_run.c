@@ -141,6 +141,7 @@ static int apply_event(struct sim_scenario *s, struct sim_model *m,
 	case EV_TARGET_GARBAGE:
 	case EV_TARGET_DROP_AFTER_SYNC:
 	case EV_TARGET_WRONG_TYPES:
+	case EV_TARGET_SLOW:
 		return 0; /* the serving layer asks sim_scenario_target() */
 	}
 	return 0;
@@ -164,6 +165,8 @@ static int event_fault(enum ev_kind k)
 		return SIM_SCENARIO_TARGET_DROP_AFTER_SYNC;
 	case EV_TARGET_WRONG_TYPES:
 		return SIM_SCENARIO_TARGET_WRONG_TYPES;
+	case EV_TARGET_SLOW:
+		return SIM_SCENARIO_TARGET_SLOW;
 	default:
 		return -1;
 	}
@@ -394,6 +397,7 @@ int sim_scenario_live_stop(struct sim_scenario_live *l, struct sim_model *m,
 	case EV_TARGET_GARBAGE:
 	case EV_TARGET_DROP_AFTER_SYNC:
 	case EV_TARGET_WRONG_TYPES:
+	case EV_TARGET_SLOW:
 		l->target[e->node] = -1;
 		break;
 	case EV_STOP:

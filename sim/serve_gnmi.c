@@ -408,6 +408,7 @@ static int leave_fault(struct sw *s, enum sim_scenario_target f)
 		gnmi_target_set_end_after_sync(s->tgt, false);
 		break;
 	case SIM_SCENARIO_TARGET_WRONG_TYPES: /* at the next publish */
+	case SIM_SCENARIO_TARGET_SLOW:	      /* SNMP only */
 	case SIM_SCENARIO_TARGET_OK:
 		break;
 	}
@@ -444,6 +445,7 @@ static int enter_fault(const struct sim_serve_gnmi *g, struct sw *s,
 		gnmi_target_end_streams(s->tgt);
 		break;
 	case SIM_SCENARIO_TARGET_WRONG_TYPES: /* at the next publish */
+	case SIM_SCENARIO_TARGET_SLOW:	      /* SNMP only */
 	case SIM_SCENARIO_TARGET_OK:
 		break;
 	}

@@ -119,7 +119,8 @@ bool sim_serve_gnmi_publish_node(struct sim_serve_gnmi *g,
  * with UNAVAILABLE (gnmi_target_set_end_after_sync()); WRONG_TYPES
  * writes every counter of the JSON objects as the string "n/a" from the
  * next publish on (every port is written again when it comes and when
- * it goes; names, oper-status and PORT_TABLE stay). 0, -EINVAL for
+ * it goes; names, oper-status and PORT_TABLE stay); SLOW concerns SNMP
+ * only and serves as OK. 0, -EINVAL for
  * a host or an unknown fault, or a negative errno (the listener could
  * not be reopened).
  */

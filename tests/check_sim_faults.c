@@ -434,7 +434,7 @@ START_TEST(test_fault_names_round_trip)
 {
 	static const char *const names[] = {
 		"ok",	   "silent",	      "refuse",	     "reset",
-		"garbage", "drop_after_sync", "wrong_types",
+		"garbage", "drop_after_sync", "wrong_types", "slow",
 	};
 	ck_assert_uint_eq(sizeof names / sizeof names[0], SIM_SCENARIO_TARGETS);
 	for (int i = 0; i < SIM_SCENARIO_TARGETS; i++) {
@@ -466,6 +466,7 @@ START_TEST(test_fault_events_set_and_stop)
 		{ "target_drop_after_sync",
 		  SIM_SCENARIO_TARGET_DROP_AFTER_SYNC },
 		{ "target_wrong_types", SIM_SCENARIO_TARGET_WRONG_TYPES },
+		{ "target_slow", SIM_SCENARIO_TARGET_SLOW },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[128];

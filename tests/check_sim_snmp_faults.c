@@ -6,7 +6,10 @@
  * faults (the agent serves), and ok restoring normal answers; and with
  * net-snmp's snmpget/snmpwalk (Debian package snmp; exits 77 without
  * them), which print each varbind's type: wrong_types (ifXTable's HC
- * counters as Counter32 or OCTET STRING, ifHighSpeed as OCTET STRING).
+ * counters as Counter32 or OCTET STRING, ifHighSpeed as OCTET STRING)
+ * and renumber (the first and third interfaces trade ifIndex, names and
+ * counters following the ports). Slow: no answer within a second, the
+ * other switch answered meanwhile, then the answer (order, not time).
  *
  * The test process serves the agent with sim_snmp_poll() between its
  * own reads; waits are bounded (a hang guard, not a timing check).
@@ -44,6 +47,8 @@ static struct sim_topo *T;
 static struct sim_model *M;
 static struct sim_snmp *S;
 
+static uint64_t slow_delay_ns; /* the agent's, if set before start() */
+
 /* 2 spines (sonic, arista), 1 leaf, 2 hosts; a second of traffic. */
 static void start(uint64_t seed)
 {
@@ -71,6 +76,7 @@ static void start(uint64_t seed)
 	struct sim_snmp_options o;
 	sim_snmp_options_init(&o);
 	o.seed = seed;
+	o.slow_delay_ns = slow_delay_ns;
 	char state[300];
 	snprintf(state, sizeof state, "%s/state-%ld", envdir, (long)getpid());
 	o.state_dir = state;
@@ -361,6 +367,133 @@ START_TEST(test_wrong_types_answers_hc_counters_as_32_bit_or_text)
 }
 END_TEST
 
+/* The value snmpget prints for oid (after "TYPE: "), into v. */
+static void get_value(int port, const char *oid, char *v, size_t len)
+{
+	ck_assert_int_eq(run("snmpget " V2C " -Oqv 127.0.0.1:%d %s", port, oid),
+			 0);
+	/* The last line is the value (the tools may say something first). */
+	char *end = out + strlen(out);
+	while (end > out && end[-1] == '\n')
+		*--end = '\0';
+	char *line = strrchr(out, '\n');
+	snprintf(v, len, "%s", line ? line + 1 : out);
+}
+
+/* Renumber: the first and third interfaces (in ifIndex order) trade
+ * indexes; ifName and ifHCInOctets follow the physical ports; a second
+ * renumber swaps them back. */
+START_TEST(test_renumber_swaps_the_first_and_third_ifindex)
+{
+	start(1);
+	/* The leaf: its host port carries the flow. */
+	const struct sim_node *n =
+	    sim_topo_tier_node(T, SIM_NODE_HOST, 0)->ports[0].peer->node;
+	int port = sim_snmp_port(S, n->id);
+	uint32_t a = 0, b = 0;
+	ck_assert_int_eq(sim_snmp_renumber(S, n->id, &a, &b), 0);
+	ck_assert_int_eq(sim_snmp_renumber(S, n->id, &a, &b), 0); /* back */
+	ck_assert_uint_lt(a, b);
+	/* a and b are the first and third rows of ifName. */
+	ck_assert_int_eq(run("snmpwalk " V2C " -Oqn 127.0.0.1:%d "
+			     "1.3.6.1.2.1.31.1.1.1.1",
+			     port),
+			 0);
+	unsigned idx[3];
+	const char *p = out;
+	for (int i = 0; i < 3; i++) {
+		p = strstr(p, ".1.3.6.1.2.1.31.1.1.1.1.");
+		ck_assert_ptr_nonnull(p);
+		p += strlen(".1.3.6.1.2.1.31.1.1.1.1.");
+		idx[i] = (unsigned)strtoul(p, NULL, 10);
+	}
+	ck_assert_uint_eq(idx[0], a);
+	ck_assert_uint_eq(idx[2], b);
+
+	char oa[128], ob[128], name_a[128], name_b[128], ca[64], cb[64];
+	snprintf(oa, sizeof oa, "1.3.6.1.2.1.31.1.1.1.1.%u", a);
+	snprintf(ob, sizeof ob, "1.3.6.1.2.1.31.1.1.1.1.%u", b);
+	get_value(port, oa, name_a, sizeof name_a);
+	get_value(port, ob, name_b, sizeof name_b);
+	ck_assert_str_ne(name_a, name_b);
+	snprintf(oa, sizeof oa, "1.3.6.1.2.1.31.1.1.1.6.%u", a);
+	snprintf(ob, sizeof ob, "1.3.6.1.2.1.31.1.1.1.6.%u", b);
+	get_value(port, oa, ca, sizeof ca);
+	get_value(port, ob, cb, sizeof cb);
+
+	uint32_t a2, b2;
+	ck_assert_int_eq(sim_snmp_renumber(S, n->id, &a2, &b2), 0);
+	ck_assert_uint_eq(a2, a);
+	ck_assert_uint_eq(b2, b);
+	char v[128];
+	snprintf(oa, sizeof oa, "1.3.6.1.2.1.31.1.1.1.1.%u", a);
+	get_value(port, oa, v, sizeof v);
+	ck_assert_str_eq(v, name_b);
+	snprintf(ob, sizeof ob, "1.3.6.1.2.1.31.1.1.1.1.%u", b);
+	get_value(port, ob, v, sizeof v);
+	ck_assert_str_eq(v, name_a);
+	/* The model did not step: the counters moved with the names. */
+	snprintf(oa, sizeof oa, "1.3.6.1.2.1.31.1.1.1.6.%u", a);
+	get_value(port, oa, v, sizeof v);
+	ck_assert_str_eq(v, cb);
+	snprintf(ob, sizeof ob, "1.3.6.1.2.1.31.1.1.1.6.%u", b);
+	get_value(port, ob, v, sizeof v);
+	ck_assert_str_eq(v, ca);
+	ck_assert_str_ne(ca, cb);
+
+	ck_assert_int_eq(
+	    sim_snmp_renumber(S, sim_topo_tier_node(T, SIM_NODE_HOST, 0)->id,
+			      &a2, &b2),
+	    -ENOENT);
+	stop();
+}
+END_TEST
+
+/* Slow (an 8 s delay here): a GET gets no answer within a second while
+ * the other switch answers at once; the answer then comes, whole, from
+ * the switch's port; ok answers at once again. Only the order is
+ * asserted: the delay can make an answer later, never earlier. */
+START_TEST(test_slow_answers_late_without_holding_others)
+{
+	slow_delay_ns = 8000000000ull;
+	start(1);
+	ck_assert_uint_eq(SIM_SNMP_SLOW_DELAY_NS, 3000000000ull);
+	const struct sim_node *n = sim_topo_node(T, 0);
+	const struct sim_node *other = sim_topo_node(T, 1);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_SLOW);
+	int fd = client(sim_snmp_port(S, n->id));
+	ck_assert_int_eq(send(fd, get_sysname, sizeof get_sysname, 0),
+			 (ssize_t)sizeof get_sysname);
+	uint8_t buf[2048];
+	ck_assert_int_eq(serve_until_answer(fd, buf, sizeof buf, 1000), 0);
+	expect_answer(other);
+	ssize_t r = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+	ck_assert_int_lt(r, 0); /* still held */
+	r = serve_until_answer(fd, buf, sizeof buf, WAIT_S * 1000);
+	ck_assert_int_gt(r, 0);
+	ck_assert(ber_whole(buf, (size_t)r));
+	ck_assert_ptr_nonnull(memmem(buf, (size_t)r, n->name, strlen(n->name)));
+	close(fd);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_OK);
+	fd = client(sim_snmp_port(S, n->id));
+	ck_assert_int_eq(send(fd, get_sysname, sizeof get_sysname, 0),
+			 (ssize_t)sizeof get_sysname);
+	ck_assert_int_gt(serve_until_answer(fd, buf, sizeof buf, WAIT_S * 1000),
+			 0);
+	close(fd);
+	/* Leaving with a request still held drops it cleanly. */
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_SLOW);
+	fd = client(sim_snmp_port(S, n->id));
+	ck_assert_int_eq(send(fd, get_sysname, sizeof get_sysname, 0),
+			 (ssize_t)sizeof get_sysname);
+	ck_assert_int_eq(serve_until_answer(fd, buf, sizeof buf, 200), 0);
+	sim_snmp_set_fault(S, n->id, SIM_SCENARIO_TARGET_OK);
+	close(fd);
+	expect_answer(n);
+	stop();
+}
+END_TEST
+
 static Suite *sim_snmp_faults_suite(void)
 {
 	Suite *s = suite_create("sim_snmp_faults");
@@ -370,6 +503,8 @@ static Suite *sim_snmp_faults_suite(void)
 	tcase_add_test(tc, test_gnmi_only_faults_keep_snmp_answering);
 	tcase_add_test(tc,
 		       test_wrong_types_answers_hc_counters_as_32_bit_or_text);
+	tcase_add_test(tc, test_renumber_swaps_the_first_and_third_ifindex);
+	tcase_add_test(tc, test_slow_answers_late_without_holding_others);
 	suite_add_tcase(s, tc);
 	return s;
 }

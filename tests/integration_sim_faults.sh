@@ -4,8 +4,10 @@
 # with ports the kernel picks: every fault body is accepted, answered
 # and reported by /status for that switch only; garbage makes the
 # switch's SNMP port answer a real request with bytes that are not BER
-# (a UDP client in python3), ok brings a BER answer back; bad bodies
-# get 400 naming the faults.
+# (a UDP client in python3), ok brings a BER answer back; slow answers
+# after more than a second (fabsim's default delay, 3 s: only the order
+# is checked); renumber answers the two swapped indexes and leaves the
+# fault as it was; bad bodies get 400 naming the faults.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 FABSIM="$top_builddir/fabsim"
@@ -13,7 +15,7 @@ command -v curl >/dev/null || skip "curl is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"
 [ -x "$FABSIM" ] || fail "no fabsim at $FABSIM"
 
-"$FABSIM" --spines 1 --leaves 2 --hosts 2 --nics 1 --flavours openconfig \
+"$FABSIM" --spines 1 --leaves 2 --hosts 4 --nics 1 --flavours openconfig \
 	--control 127.0.0.1:0 --seed 3 -v 2>"$WORK/fabsim.log" &
 SIM_PID=$!
 PIDS="$PIDS $SIM_PID"
@@ -35,9 +37,10 @@ snmp_port=$(switch_field leaf0 snmp_port)
 
 # A v2c GET of sysName.0 to leaf0's SNMP port; prints "ber" when the
 # answer is one whole BER SEQUENCE, "garbage" when it is not, "none"
-# when nothing came within 10 s (a hang guard).
+# when nothing came within 20 s (a hang guard); with "late", "late "
+# first when nothing came within the first second.
 probe() {
-	python3 - "$snmp_port" <<'PY'
+	python3 - "$snmp_port" "${1:-}" <<'PY'
 import socket, sys
 req = bytes([0x30, 0x29, 0x02, 0x01, 0x01, 0x04, 0x06]) + b"public" + bytes([
     0xa0, 0x1c, 0x02, 0x04, 0x12, 0x34, 0x56, 0x78, 0x02, 0x01, 0x00,
@@ -45,12 +48,20 @@ req = bytes([0x30, 0x29, 0x02, 0x01, 0x01, 0x04, 0x06]) + b"public" + bytes([
     0x01, 0x02, 0x01, 0x01, 0x05, 0x00, 0x05, 0x00])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.connect(("127.0.0.1", int(sys.argv[1])))
-s.settimeout(10)
 s.send(req)
+pre = ""
+if sys.argv[2] == "late":
+    s.settimeout(1)
+    try:
+        b = s.recv(4096)
+        print("early"); sys.exit(0)
+    except socket.timeout:
+        pre = "late "
+s.settimeout(20)
 try:
     b = s.recv(4096)
 except socket.timeout:
-    print("none"); sys.exit(0)
+    print(pre + "none"); sys.exit(0)
 def whole(b):
     if len(b) < 2 or b[0] != 0x30:
         return False
@@ -60,12 +71,12 @@ def whole(b):
     if k == 0 or k > 4 or 2 + k > len(b):
         return False
     return 2 + k + int.from_bytes(b[2:2 + k], "big") == len(b)
-print("ber" if whole(b) else "garbage")
+print(pre + ("ber" if whole(b) else "garbage"))
 PY
 }
 [ "$(probe)" = ber ] || fail "leaf0 does not answer SNMP before the faults"
 
-for fault in silent reset garbage drop_after_sync wrong_types refuse ok; do
+for fault in silent reset garbage drop_after_sync wrong_types slow refuse ok; do
 	code=$(http_get -o "$WORK/fault.json" -w '%{http_code}' \
 		-X POST --data "$fault" "$ctl/targets/leaf0/fault")
 	[ "$code" = 200 ] || fail "POST $fault: $code $(cat "$WORK/fault.json")"
@@ -79,6 +90,10 @@ for fault in silent reset garbage drop_after_sync wrong_types refuse ok; do
 	garbage)
 		[ "$(probe)" = garbage ] || fail "garbage: SNMP answer is BER"
 		;;
+	slow)
+		[ "$(probe late)" = "late ber" ] ||
+			fail "slow: SNMP answer not late or not BER"
+		;;
 	reset | drop_after_sync | wrong_types | ok)
 		[ "$(probe)" = ber ] || fail "$fault: no BER SNMP answer"
 		;;
@@ -86,6 +101,26 @@ for fault in silent reset garbage drop_after_sync wrong_types refuse ok; do
 done
 pass "every fault body is answered and shown by /status for its switch only"
 pass "garbage answers SNMP with bytes that are not BER, ok restores answers"
+pass "slow answers SNMP after more than a second"
+
+# renumber: a one-shot action; the fault stays what it was.
+http_get -o /dev/null -X POST --data garbage "$ctl/targets/leaf0/fault" ||
+	fail "POST garbage"
+for i in 1 2; do
+	code=$(http_get -o "$WORK/renum.json" -w '%{http_code}' -X POST \
+		--data renumber "$ctl/targets/leaf0/fault")
+	[ "$code" = 200 ] || fail "POST renumber: $code $(cat "$WORK/renum.json")"
+	grep -q '^{"target":"leaf0","renumbered":\[[0-9]*,[0-9]*\]}' \
+		"$WORK/renum.json" || fail "renumber answered $(cat "$WORK/renum.json")"
+	[ "$i" = 1 ] && cp "$WORK/renum.json" "$WORK/renum1.json"
+done
+cmp -s "$WORK/renum.json" "$WORK/renum1.json" ||
+	fail "renumber swapped other indexes the second time"
+[ "$(switch_field leaf0 fault)" = garbage ] ||
+	fail "renumber changed the fault: $(http_get "$ctl/status")"
+http_get -o /dev/null -X POST --data ok "$ctl/targets/leaf0/fault" ||
+	fail "POST ok"
+pass "renumber answers the swapped ifIndexes and keeps the fault"
 
 code=$(http_get -o "$WORK/bad.json" -w '%{http_code}' -X POST --data stall \
 	"$ctl/targets/leaf0/fault")
