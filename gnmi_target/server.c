@@ -587,6 +587,84 @@ void gnmi_target_set_end_after_sync(struct gnmi_target *t, bool on)
 	pthread_mutex_unlock(&t->lock);
 }
 
+void gnmi_target_set_stream_lifetime(struct gnmi_target *t, uint64_t ns)
+{
+	pthread_mutex_lock(&t->lock);
+	t->lifetime_ns =
+	    ns > (uint64_t)INT64_MAX / 4 ? INT64_MAX / 4 : (int64_t)ns;
+	pthread_mutex_unlock(&t->lock);
+}
+
+size_t gnmi_target_end_streams(struct gnmi_target *t)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&t->lock);
+	for (struct gt_call *c = t->calls; c; c = c->next) {
+		if (!call_streaming(c))
+			continue;
+		gt_call_finish(c, GRPC_STATUS_UNAVAILABLE, "%s",
+			       "the target ended the stream (fault hook)");
+		n++;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+void gnmi_target_set_garbage(struct gnmi_target *t, bool on, uint64_t seed)
+{
+	pthread_mutex_lock(&t->lock);
+	t->garbage = on;
+	/* xorshift64 must not start at 0. */
+	t->garbage_rng = seed ? seed : 0x9e3779b97f4a7c15ull;
+	pthread_mutex_unlock(&t->lock);
+}
+
+/*
+ * Four kinds of broken protobuf, chosen by the generator: each is
+ * refused by a SubscribeResponse decoder (protobuf-c's unpack returns
+ * NULL, Go's and C++'s parsers fail alike), whatever the random bytes.
+ *   0  field 1 (update, a message) sent as a varint: wrong wire type;
+ *   1  field 1 length-delimited, its length running past the end;
+ *   2  field 1's length varint never terminated (truncated varint);
+ *   3  a tag with wire type 7, which does not exist.
+ */
+grpc_byte_buffer *gt_garbage_message(struct gnmi_target *t)
+{
+	uint64_t x = t->garbage_rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->garbage_rng = x;
+	uint8_t b[24];
+	size_t n = 0;
+	unsigned extra = (unsigned)(x >> 8) % 8; /* random filler bytes */
+	switch (x % 4) {
+	case 0:
+		b[n++] = 0x08;
+		b[n++] = (uint8_t)(1 + (x >> 16) % 0x7f);
+		break;
+	case 1:
+		b[n++] = 0x0a;
+		b[n++] = (uint8_t)(0x40 + (x >> 16) % 0x3f); /* > extra */
+		break;
+	case 2:
+		b[n++] = 0x0a;
+		for (unsigned k = 0; k <= extra; k++)
+			b[n++] = (uint8_t)(0x80 | (x >> (16 + k)));
+		extra = 0; /* the varint must run to the end */
+		break;
+	default:
+		b[n++] = (uint8_t)(((1 + (x >> 16) % 15) << 3) | 7);
+		break;
+	}
+	for (unsigned k = 0; k < extra; k++)
+		b[n++] = (uint8_t)(x >> (24 + 4 * k));
+	grpc_slice sl = grpc_slice_from_copied_buffer((const char *)b, n);
+	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&sl, 1);
+	grpc_slice_unref(sl);
+	return bb;
+}
+
 /* Queues payload on every streaming call, first or last in line. */
 static size_t queue_raw(struct gnmi_target *t, const void *payload, size_t len,
 			bool front)

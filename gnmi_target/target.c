@@ -384,10 +384,13 @@ static void stream_emit(struct gt_call *c, const struct gt_batch *b)
 			bytes += 64;
 			n++;
 		}
+		/* Garbage mode: the same message count, none decodable. */
 		gt_call_enqueue(c,
-				gt_pack_stream_note(&st->pfx, &b->v[i], n,
-						    st->encoding,
-						    c->t->tick_ts),
+				c->t->garbage
+				    ? gt_garbage_message(c->t)
+				    : gt_pack_stream_note(&st->pfx, &b->v[i], n,
+							  st->encoding,
+							  c->t->tick_ts),
 				false);
 		i += n;
 	}
@@ -541,6 +544,13 @@ static int64_t stream_service(struct gt_call *c, int64_t now)
 	struct gnmi_target *t = c->t;
 	struct gt_batch b = { 0 };
 	int64_t due = INT64_MAX;
+	if (st->end_at && now >= st->end_at) {
+		gt_call_finish(c, GRPC_STATUS_UNAVAILABLE, "%s",
+			       "the target reset the stream (fault hook)");
+		return due;
+	}
+	if (st->end_at)
+		due = st->end_at;
 	bool can_send = !t->silent && !st->need_initial;
 	if (can_send && queue_full(c))
 		can_send = false;
@@ -846,6 +856,9 @@ static void handle_subscribe(struct gt_call *c, const grpc_slice *msg)
 		gt_stream_initial(c);
 		if (c->st->mode == GNMI__SUBSCRIPTION_LIST__MODE__STREAM) {
 			int64_t due = INT64_MAX;
+			if (t->lifetime_ns)
+				due = c->st->end_at =
+				    mono_ns() + t->lifetime_ns;
 			for (size_t i = 0; i < c->st->n_subs; i++) {
 				const struct gt_sub *s = &c->st->subs[i];
 				if (s->sample_ns)

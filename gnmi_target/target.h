@@ -259,6 +259,37 @@ void gnmi_target_set_silent(struct gnmi_target *t, bool silent);
 void gnmi_target_set_end_after_sync(struct gnmi_target *t, bool on);
 
 /*
+ * Stream lifetime (a flapping session): each STREAM Subscribe that
+ * starts while ns is non-zero is ended by the target with UNAVAILABLE
+ * about ns after its SubscriptionList arrived (timed by the loop, so
+ * up to a few ms late), whatever it sent meanwhile; the listener and
+ * the connection stay up, so the client's next Subscribe is accepted
+ * (and ended in its turn). 0 turns it off for streams that start
+ * afterwards. Streams already open are not touched: end them with
+ * gnmi_target_end_streams().
+ */
+void gnmi_target_set_stream_lifetime(struct gnmi_target *t, uint64_t ns);
+
+/*
+ * Ends every active Subscribe RPC now with UNAVAILABLE (after the
+ * messages already queued on it); the listener stays open. Returns the
+ * number of RPCs ended.
+ */
+size_t gnmi_target_end_streams(struct gnmi_target *t);
+
+/*
+ * Garbage: while on, every notification a Subscribe RPC would send
+ * (the initial dump's updates, samples, heartbeats, changes, poll
+ * answers) is replaced, message for message, by a few bytes that are
+ * not a valid gnmi.SubscribeResponse (a wrong wire type, a length past
+ * the end, a truncated varint or a wire type that does not exist),
+ * drawn from a generator started at seed: the same seed and the same
+ * sends give the same bytes. sync_response and the final status stay
+ * valid, and the RPC stays open. Get and Capabilities are unchanged.
+ */
+void gnmi_target_set_garbage(struct gnmi_target *t, bool on, uint64_t seed);
+
+/*
  * Queues the len bytes at payload, unchecked, as the next message of
  * every active Subscribe RPC (silent or not), to test a client's
  * handling of malformed messages. Returns the number of RPCs it was

@@ -143,6 +143,9 @@ struct gt_stream {
 	struct gt_sub *subs;
 	size_t n_subs;
 	uint64_t skipped; /* sample cycles skipped for a full queue */
+	/* STREAM: when the target ends it (monotonic ns; 0: never), see
+	 * gnmi_target_set_stream_lifetime(). */
+	int64_t end_at;
 };
 
 struct gt_server;
@@ -240,6 +243,9 @@ struct gnmi_target {
 	int64_t tick_ts;
 	bool silent;
 	bool end_after_sync; /* gnmi_target_set_end_after_sync() */
+	int64_t lifetime_ns; /* gnmi_target_set_stream_lifetime(); 0: off */
+	bool garbage;	     /* gnmi_target_set_garbage() */
+	uint64_t garbage_rng;
 };
 
 /* Leaf updates (or deletes) collected for one send. */
@@ -348,5 +354,8 @@ void gt_loop_dispatch(struct gt_tag *tag, bool ok);
 
 /* 0 if the call may proceed; else it has been finished. */
 int gt_call_authenticate(struct gt_call *c);
+/* The next message of garbage mode: bytes that no SubscribeResponse
+ * decoder accepts, drawn from t->garbage_rng. */
+grpc_byte_buffer *gt_garbage_message(struct gnmi_target *t);
 
 #endif

@@ -47,7 +47,10 @@ static char *json_error(const char *msg)
 	return buf;
 }
 
-static const char *const fault_names[] = { "ok", "silent", "refuse" };
+/* The bodies of POST /targets/<switch>/fault, for messages. */
+#define FAULT_WORDS                                                          \
+	"ok, silent, refuse, reset, garbage, drop_after_sync, wrong_types, " \
+	"slow or renumber"
 
 /* The model's background events (flaps' downs and ups, reboots), the
  * last STATUS_BG_EVENTS of them, oldest first: what a healthy fabric
@@ -149,7 +152,8 @@ static char *status_json(const struct fabsim *f)
 			sim_topo_kind_name(n->kind),
 			sim_topo_flavour_name(n->flavour),
 			sim_serve_gnmi_port(f->gnmi, id),
-			fabsim_snmp_port(f, id), fault_names[f->fault[id]],
+			fabsim_snmp_port(f, id),
+			sim_scenario_target_name(f->fault[id]),
 			sim_serve_gnmi_streams(f->gnmi, id));
 	}
 	fprintf(out, "]}\n");
@@ -176,6 +180,73 @@ static void trim(char *s)
 		s[--n] = '\0';
 	size_t i = strspn(s, " \t\r\n\"");
 	memmove(s, s + i, n - i + 1);
+}
+
+/*
+ * POST /targets/<switch>/fault: a fault word (the switch's state until
+ * changed), or renumber, a one-shot action on the SNMP agent that
+ * leaves the state as it was. The reply; *status set unless 200.
+ */
+static char *target_fault(struct fabsim *f, const struct sim_control_cmd *c,
+			  bool post, unsigned *status)
+{
+	const char *u = c->url;
+	char name[SIM_TOPO_NAME_MAX + 1], err[256], *reply = NULL;
+	size_t nl = strlen(u) - 15;
+	const struct sim_node *n = NULL;
+	if (nl <= SIM_TOPO_NAME_MAX) {
+		memcpy(name, u + 9, nl);
+		name[nl] = '\0';
+		n = sim_topo_find_node(f->topo, name);
+	}
+	char word[32];
+	snprintf(word, sizeof word, "%s", c->body);
+	trim(word);
+	int fault = sim_scenario_target_parse(word);
+	bool renumber = strcmp(word, "renumber") == 0;
+	if (!post) {
+		*status = 405;
+		return json_error(
+		    "POST /targets/<switch>/fault with " FAULT_WORDS);
+	}
+	if (!n || n->kind == SIM_NODE_HOST) {
+		*status = 404;
+		snprintf(err, sizeof err, "no switch \"%.*s\"",
+			 (int)(nl > 64 ? 64 : nl), u + 9);
+		return json_error(err);
+	}
+	if ((fault < 0 && !renumber) || c->body_len > 30) {
+		*status = 400;
+		return json_error("the body must be " FAULT_WORDS);
+	}
+	if (renumber) {
+		uint32_t a, b;
+		int rc = f->snmp ? sim_snmp_renumber(f->snmp, n->id, &a, &b)
+				 : -ENOENT;
+		if (rc) {
+			*status = 409;
+			return json_error(rc == -ENOENT
+					      ? "no SNMP agent for the switch"
+					      : "the switch has fewer than "
+						"three interfaces");
+		}
+		if (f->o.verbose)
+			fprintf(stderr,
+				"fabsim: %s: ifIndex %u and %u swapped\n",
+				n->name, a, b);
+		if (asprintf(&reply,
+			     "{\"target\":\"%s\",\"renumbered\":[%u,%u]}\n",
+			     n->name, a, b) < 0)
+			abort();
+		return reply;
+	}
+	sim_scenario_live_set_target(f->live, n->id, fault);
+	fabsim_apply_faults(f, sim_model_now_ns(f->m) - f->loop_base_ns);
+	if (asprintf(
+		&reply, "{\"target\":\"%s\",\"fault\":\"%s\"}\n", n->name,
+		sim_scenario_target_name((enum sim_scenario_target)fault)) < 0)
+		abort();
+	return reply;
 }
 
 void fabsim_handle(struct fabsim *f, struct sim_control_cmd *c)
@@ -246,44 +317,7 @@ void fabsim_handle(struct fabsim *f, struct sim_control_cmd *c)
 		}
 	} else if (strncmp(u, "/targets/", 9) == 0 && strlen(u) > 15 &&
 		   strcmp(u + strlen(u) - 6, "/fault") == 0) {
-		char name[SIM_TOPO_NAME_MAX + 1];
-		size_t nl = strlen(u) - 15;
-		const struct sim_node *n = NULL;
-		if (nl <= SIM_TOPO_NAME_MAX) {
-			memcpy(name, u + 9, nl);
-			name[nl] = '\0';
-			n = sim_topo_find_node(f->topo, name);
-		}
-		char word[32];
-		snprintf(word, sizeof word, "%s", c->body);
-		trim(word);
-		int fault = -1;
-		for (int i = 0; i < 3; i++)
-			if (strcmp(word, fault_names[i]) == 0)
-				fault = i;
-		if (!post) {
-			status = 405;
-			reply = json_error("POST /targets/<switch>/fault "
-					   "with ok, silent or refuse");
-		} else if (!n || n->kind == SIM_NODE_HOST) {
-			status = 404;
-			snprintf(err, sizeof err, "no switch \"%.*s\"",
-				 (int)(nl > 64 ? 64 : nl), u + 9);
-			reply = json_error(err);
-		} else if (fault < 0 || c->body_len > 30) {
-			status = 400;
-			reply = json_error("the body must be ok, silent or "
-					   "refuse");
-		} else {
-			sim_scenario_live_set_target(f->live, n->id, fault);
-			fabsim_apply_faults(f, sim_model_now_ns(f->m) -
-						   f->loop_base_ns);
-			reply = NULL;
-			if (asprintf(&reply,
-				     "{\"target\":\"%s\",\"fault\":\"%s\"}\n",
-				     n->name, fault_names[fault]) < 0)
-				abort();
-		}
+		reply = target_fault(f, c, post, &status);
 	} else {
 		status = 404;
 		reply = json_error("no such path (GET /status, POST /events, "

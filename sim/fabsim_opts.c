@@ -65,6 +65,8 @@ static void usage(FILE *f)
 		"      --no-snmp           no SNMP agents\n"
 		"      --community STR     SNMP v2c community (default "
 		"public)\n"
+		"      --slow-delay DUR    the slow fault's SNMP delay "
+		"(default 3s)\n"
 		"      --nic-dir DIR       write NIC sysfs/ethtool trees under "
 		"DIR\n"
 		"      --nic-hosts LIST    all (default), none, or h1,h2,...\n"
@@ -123,6 +125,7 @@ enum {
 	O_UNMONITORED,
 	O_UNMONITORED_LLDP,
 	O_NO_LLDP,
+	O_SLOW_DELAY,
 };
 
 static const struct option longopts[] = {
@@ -148,6 +151,7 @@ static const struct option longopts[] = {
 	{ "snmp-port", required_argument, NULL, O_SNMP_PORT },
 	{ "no-snmp", no_argument, NULL, O_NO_SNMP },
 	{ "community", required_argument, NULL, O_COMMUNITY },
+	{ "slow-delay", required_argument, NULL, O_SLOW_DELAY },
 	{ "nic-dir", required_argument, NULL, O_NIC_DIR },
 	{ "nic-hosts", required_argument, NULL, O_NIC_HOSTS },
 	{ "nic-interval", required_argument, NULL, O_NIC_INTERVAL },
@@ -356,6 +360,10 @@ static int parse_opt(struct fabsim_opts *o, int c)
 	case O_PUBLISH:
 		rc = parse_dur("publish", optarg, 10 * NS_PER_MS,
 			       3600 * NS_PER_S, &o->publish_ns);
+		break;
+	case O_SLOW_DELAY:
+		rc = parse_dur("slow-delay", optarg, 10 * NS_PER_MS,
+			       600 * NS_PER_S, &o->slow_delay_ns);
 		break;
 	case O_NIC_INTERVAL:
 		rc = parse_dur("nic-interval", optarg, 10 * NS_PER_MS,

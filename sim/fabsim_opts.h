@@ -36,6 +36,7 @@ struct fabsim_opts {
 	unsigned gnmi_port, snmp_port;
 	bool no_snmp;
 	const char *community;
+	uint64_t slow_delay_ns; /* --slow-delay; 0: the agent's default */
 	const char *nic_dir, *nic_hosts;
 	const char *control;
 	const char *emit, *profiles_dir, *fabmond_listen;

@@ -205,6 +205,7 @@ int fabsim_start_servers(struct fabsim *f)
 	go.base_port = o->gnmi_port;
 	go.tick_interval_ns = o->publish_ns;
 	go.vis = f->vis;
+	go.seed = o->seed_set ? o->seed : sim_scenario_seed(f->scn);
 	f->gnmi = sim_serve_gnmi_new(f->topo, &go, err, sizeof err);
 	if (!f->gnmi) {
 		fprintf(stderr, "fabsim: %s\n", err);
@@ -217,6 +218,8 @@ int fabsim_start_servers(struct fabsim *f)
 		so.base_port = o->snmp_port;
 		so.community = o->community;
 		so.vis = f->vis;
+		so.seed = go.seed;
+		so.slow_delay_ns = o->slow_delay_ns;
 		f->snmp = sim_snmp_new(f->topo, f->m, &so, err, sizeof err);
 		if (!f->snmp) {
 			fprintf(stderr, "fabsim: SNMP: %s\n", err);
@@ -261,18 +264,18 @@ int fabsim_snmp_port(const struct fabsim *f, size_t node)
 static void set_fault(struct fabsim *f, size_t node,
 		      enum sim_scenario_target fault)
 {
-	static const char *const names[] = { "ok", "silent", "refuse" };
+	const char *name = sim_scenario_target_name(fault);
 	int rc = sim_serve_gnmi_set_fault(f->gnmi, node, fault);
 	if (rc)
 		fprintf(stderr, "fabsim: %s: gNMI %s: %s\n",
-			sim_topo_node(f->topo, node)->name, names[fault],
+			sim_topo_node(f->topo, node)->name, name,
 			strerror(-rc));
 	if (f->snmp)
 		sim_snmp_set_fault(f->snmp, node, fault);
 	f->fault[node] = fault;
 	if (f->o.verbose)
 		fprintf(stderr, "fabsim: %s is now %s\n",
-			sim_topo_node(f->topo, node)->name, names[fault]);
+			sim_topo_node(f->topo, node)->name, name);
 }
 
 void fabsim_apply_faults(struct fabsim *f, uint64_t pos)

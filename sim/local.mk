@@ -78,6 +78,22 @@ tests_check_sim_serve_CFLAGS = $(TEST_CFLAGS) $(MHD_CFLAGS)
 tests_check_sim_serve_LDADD = libfabsim_serve.a libfabsim.a \
 	libgnmi_target.a $(SIM_SNMP_LIBS) $(TEST_LIBS)
 
+# The target faults (reset, garbage, drop_after_sync...) as a bare gNMI
+# client sees them.
+check_PROGRAMS += tests/check_sim_faults
+TESTS += tests/check_sim_faults
+tests_check_sim_faults_SOURCES = tests/check_sim_faults.c tests/gnmi_sub.h \
+	tests/grpc_down.h
+tests_check_sim_faults_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+tests_check_sim_faults_CFLAGS = $(TEST_CFLAGS) $(GRPC_CFLAGS) \
+	$(PROTOBUFC_CFLAGS)
+tests_check_sim_faults_LDADD = libfabsim_serve.a libfabsim.a \
+	libgnmi_target.a $(SIM_SNMP_LIBS) $(TEST_LIBS)
+
+# The target faults through fabsim's control endpoint (HTTP POST).
+TESTS += tests/integration_sim_faults.sh
+EXTRA_DIST += tests/integration_sim_faults.sh
+
 # fabsim end to end with the real fabmond.
 TESTS += tests/integration_fabsim.sh
 EXTRA_DIST += tests/integration_fabsim.sh
@@ -95,6 +111,13 @@ tests_check_sim_snmp_SOURCES = tests/check_sim_snmp.c
 tests_check_sim_snmp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_check_sim_snmp_CFLAGS = $(TEST_CFLAGS)
 tests_check_sim_snmp_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(TEST_LIBS)
+# Its target faults (garbage...) as a UDP client sees them.
+check_PROGRAMS += tests/check_sim_snmp_faults
+TESTS += tests/check_sim_snmp_faults
+tests_check_sim_snmp_faults_SOURCES = tests/check_sim_snmp_faults.c
+tests_check_sim_snmp_faults_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
+tests_check_sim_snmp_faults_CFLAGS = $(TEST_CFLAGS)
+tests_check_sim_snmp_faults_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(TEST_LIBS)
 tests_sim_snmp_serve_SOURCES = tests/sim_snmp_serve.c
 tests_sim_snmp_serve_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_sim_snmp_serve_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(FABMON_LIBS)

@@ -33,9 +33,22 @@
 #include <unistd.h>
 
 const char *const scenario_ev_names[] = {
-	"flows",	 "stop",	  "nic",       "switch",
-	"link_down",	 "link_up",	  "reboot",    "pause",
-	"target_silent", "target_refuse", "target_ok",
+	"flows",
+	"stop",
+	"nic",
+	"switch",
+	"link_down",
+	"link_up",
+	"reboot",
+	"pause",
+	"target_silent",
+	"target_refuse",
+	"target_ok",
+	"target_reset",
+	"target_garbage",
+	"target_drop_after_sync",
+	"target_wrong_types",
+	"target_slow",
 };
 #define N_EV (sizeof scenario_ev_names / sizeof scenario_ev_names[0])
 
@@ -100,6 +113,11 @@ static const unsigned ev_allowed[N_EV] = {
 	[EV_TARGET_SILENT] = B(K_NODE),
 	[EV_TARGET_REFUSE] = B(K_NODE),
 	[EV_TARGET_OK] = B(K_NODE),
+	[EV_TARGET_RESET] = B(K_NODE),
+	[EV_TARGET_GARBAGE] = B(K_NODE),
+	[EV_TARGET_DROP_AFTER_SYNC] = B(K_NODE),
+	[EV_TARGET_WRONG_TYPES] = B(K_NODE),
+	[EV_TARGET_SLOW] = B(K_NODE),
 };
 /* The keys each event needs. */
 static const unsigned ev_needed[N_EV] = {
@@ -114,6 +132,11 @@ static const unsigned ev_needed[N_EV] = {
 	[EV_TARGET_SILENT] = B(K_NODE),
 	[EV_TARGET_REFUSE] = B(K_NODE),
 	[EV_TARGET_OK] = B(K_NODE),
+	[EV_TARGET_RESET] = B(K_NODE),
+	[EV_TARGET_GARBAGE] = B(K_NODE),
+	[EV_TARGET_DROP_AFTER_SYNC] = B(K_NODE),
+	[EV_TARGET_WRONG_TYPES] = B(K_NODE),
+	[EV_TARGET_SLOW] = B(K_NODE),
 };
 
 const char *const scenario_kind_names[SIM_SCENARIO_KINDS] = {
@@ -125,6 +148,26 @@ const char *const scenario_kind_names[SIM_SCENARIO_KINDS] = {
 	"target_silent",     "target_refuse",
 	"rail_misalignment",
 };
+
+static const char *const target_names[SIM_SCENARIO_TARGETS] = {
+	"ok",	   "silent",	      "refuse",	     "reset",
+	"garbage", "drop_after_sync", "wrong_types", "slow",
+};
+
+const char *sim_scenario_target_name(enum sim_scenario_target fault)
+{
+	if ((unsigned)fault >= SIM_SCENARIO_TARGETS)
+		return "?";
+	return target_names[fault];
+}
+
+int sim_scenario_target_parse(const char *name)
+{
+	for (int i = 0; i < SIM_SCENARIO_TARGETS; i++)
+		if (strcmp(name, target_names[i]) == 0)
+			return i;
+	return -1;
+}
 
 const char *sim_scenario_kind_name(enum sim_scenario_kind kind)
 {
@@ -634,6 +677,11 @@ int scenario_parse_event(struct ytree_ctx *x, struct sim_scenario *s,
 	case EV_TARGET_SILENT:
 	case EV_TARGET_REFUSE:
 	case EV_TARGET_OK:
+	case EV_TARGET_RESET:
+	case EV_TARGET_GARBAGE:
+	case EV_TARGET_DROP_AFTER_SYNC:
+	case EV_TARGET_WRONG_TYPES:
+	case EV_TARGET_SLOW:
 		return field_node(x, s->topo, &f, K_NODE, &e->node);
 	}
 	return 0;
@@ -745,10 +793,9 @@ static int parse_bg(struct ytree_ctx *x, struct sim_scenario *s,
 static int parse_scenario(struct ytree_ctx *x, struct sim_scenario *s,
 			  const char *path, const struct ytree_node *root)
 {
-	static const char *const keys[] = {
-		"topology", "seed",   "duration",
-		"traffic",  "events", "background", "visibility"
-	};
+	static const char *const keys[] = { "topology",	 "seed",   "duration",
+					    "traffic",	 "events", "background",
+					    "visibility" };
 	struct ytree_fields f;
 	uint64_t seed = 1;
 	size_t n = 0;

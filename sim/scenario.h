@@ -76,12 +76,29 @@ struct sim_scenario_incident {
 	uint64_t from_ns, to_ns;
 };
 
-/* The fault a target (switch) shows its collectors. */
+/*
+ * The fault a target (switch) shows its collectors (man/fabsim.1,
+ * CONTROL ENDPOINT, says what each does to gNMI and to SNMP). A stall
+ * is IS_SILENT applied at run time.
+ */
 enum sim_scenario_target {
 	SIM_SCENARIO_TARGET_OK,
-	SIM_SCENARIO_TARGET_IS_SILENT, /* accepts, never answers */
-	SIM_SCENARIO_TARGET_REFUSES,   /* refuses connections */
+	SIM_SCENARIO_TARGET_IS_SILENT,	     /* accepts, never answers */
+	SIM_SCENARIO_TARGET_REFUSES,	     /* refuses connections */
+	SIM_SCENARIO_TARGET_RESET,	     /* gNMI streams end soon after */
+	SIM_SCENARIO_TARGET_GARBAGE,	     /* undecodable messages */
+	SIM_SCENARIO_TARGET_DROP_AFTER_SYNC, /* gNMI ends at sync */
+	SIM_SCENARIO_TARGET_WRONG_TYPES,     /* counters of wrong types */
+	SIM_SCENARIO_TARGET_SLOW,	     /* SNMP answers late */
 };
+#define SIM_SCENARIO_TARGETS 8
+
+/* A fault as the control endpoint and the events name it ("ok",
+ * "silent", "refuse", "reset", "garbage", "drop_after_sync",
+ * "wrong_types", "slow"); "?" if
+ * invalid. sim_scenario_target_parse() is the reverse: -1 if unknown. */
+const char *sim_scenario_target_name(enum sim_scenario_target fault);
+int sim_scenario_target_parse(const char *name);
 
 struct sim_scenario;
 

@@ -137,9 +137,39 @@ static int apply_event(struct sim_scenario *s, struct sim_model *m,
 	case EV_TARGET_SILENT:
 	case EV_TARGET_REFUSE:
 	case EV_TARGET_OK:
+	case EV_TARGET_RESET:
+	case EV_TARGET_GARBAGE:
+	case EV_TARGET_DROP_AFTER_SYNC:
+	case EV_TARGET_WRONG_TYPES:
+	case EV_TARGET_SLOW:
 		return 0; /* the serving layer asks sim_scenario_target() */
 	}
 	return 0;
+}
+
+/* The fault a target_* event sets, or -1 for other events. */
+static int event_fault(enum ev_kind k)
+{
+	switch (k) {
+	case EV_TARGET_SILENT:
+		return SIM_SCENARIO_TARGET_IS_SILENT;
+	case EV_TARGET_REFUSE:
+		return SIM_SCENARIO_TARGET_REFUSES;
+	case EV_TARGET_OK:
+		return SIM_SCENARIO_TARGET_OK;
+	case EV_TARGET_RESET:
+		return SIM_SCENARIO_TARGET_RESET;
+	case EV_TARGET_GARBAGE:
+		return SIM_SCENARIO_TARGET_GARBAGE;
+	case EV_TARGET_DROP_AFTER_SYNC:
+		return SIM_SCENARIO_TARGET_DROP_AFTER_SYNC;
+	case EV_TARGET_WRONG_TYPES:
+		return SIM_SCENARIO_TARGET_WRONG_TYPES;
+	case EV_TARGET_SLOW:
+		return SIM_SCENARIO_TARGET_SLOW;
+	default:
+		return -1;
+	}
 }
 
 int sim_scenario_apply(struct sim_scenario *s, struct sim_model *m,
@@ -172,14 +202,9 @@ enum sim_scenario_target sim_scenario_target(const struct sim_scenario *s,
 	enum sim_scenario_target t = SIM_SCENARIO_TARGET_OK;
 	for (size_t i = 0; i < s->n_ev && s->ev[i].at <= now_ns; i++) {
 		const struct event *e = &s->ev[i];
-		if (e->node != node)
-			continue;
-		if (e->kind == EV_TARGET_SILENT)
-			t = SIM_SCENARIO_TARGET_IS_SILENT;
-		else if (e->kind == EV_TARGET_REFUSE)
-			t = SIM_SCENARIO_TARGET_REFUSES;
-		else if (e->kind == EV_TARGET_OK)
-			t = SIM_SCENARIO_TARGET_OK;
+		int f = event_fault(e->kind);
+		if (e->node == node && f >= 0)
+			t = (enum sim_scenario_target)f;
 	}
 	return t;
 }
@@ -318,16 +343,10 @@ int sim_scenario_live_apply(struct sim_scenario_live *l, struct sim_model *m,
 	case EV_SWITCH:
 		sim_model_get_switch_cfg(m, le.e.node, &le.old_sw);
 		break;
-	case EV_TARGET_SILENT:
-		l->target[le.e.node] = SIM_SCENARIO_TARGET_IS_SILENT;
-		break;
-	case EV_TARGET_REFUSE:
-		l->target[le.e.node] = SIM_SCENARIO_TARGET_REFUSES;
-		break;
-	case EV_TARGET_OK:
-		l->target[le.e.node] = SIM_SCENARIO_TARGET_OK;
-		break;
 	default:
+		if (event_fault(le.e.kind) >= 0)
+			l->target[le.e.node] =
+			    (signed char)event_fault(le.e.kind);
 		break;
 	}
 	rc = apply_event(s, m, &le.e);
@@ -374,6 +393,11 @@ int sim_scenario_live_stop(struct sim_scenario_live *l, struct sim_model *m,
 	case EV_TARGET_SILENT:
 	case EV_TARGET_REFUSE:
 	case EV_TARGET_OK:
+	case EV_TARGET_RESET:
+	case EV_TARGET_GARBAGE:
+	case EV_TARGET_DROP_AFTER_SYNC:
+	case EV_TARGET_WRONG_TYPES:
+	case EV_TARGET_SLOW:
 		l->target[e->node] = -1;
 		break;
 	case EV_STOP:

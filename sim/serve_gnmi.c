@@ -61,6 +61,9 @@ struct sw {
 	int8_t *oper; /* SONiC, per port: PORT_TABLE's link state, -1 none */
 	unsigned per_port;
 	bool pg_map; /* COUNTERS_PG_NAME_MAP published */
+	/* Every port at the next publish (the wrong_types fault came or
+	 * went: the same counters are written differently). */
+	bool republish;
 };
 
 struct sim_serve_gnmi {
@@ -70,7 +73,9 @@ struct sim_serve_gnmi {
 	size_t n_sw;
 	size_t *by_node; /* node id -> index in sw, SIZE_MAX for hosts */
 	const struct sim_visibility *vis;
+	uint64_t seed; /* of the garbage fault's bytes */
 	uint8_t lossless;
+	bool na;   /* the switch being published has wrong_types */
 	char *buf; /* the JSON text being formatted */
 	size_t len, cap;
 	/* ",\"SAI_PORT_STAT_PFC_3_RX_PKTS\":\"" (see struct jkey):
@@ -175,7 +180,12 @@ static void fieldk(struct sim_serve_gnmi *g, bool *first, struct jkey k,
 	reserve(g, n + 22);
 	char *p = g->buf + g->len;
 	memcpy(p, s, n);
-	p = digits(p + n, v);
+	if (g->na) { /* the wrong_types fault: not a number */
+		memcpy(p + n, "n/a", 3);
+		p += n + 3;
+	} else {
+		p = digits(p + n, v);
+	}
 	*p++ = '"';
 	*p = '\0';
 	g->len = (size_t)(p - g->buf);
@@ -260,6 +270,7 @@ sim_serve_gnmi_new(const struct sim_topo *t,
 	struct sim_serve_gnmi *g = xcalloc(1, sizeof *g);
 	g->topo = t;
 	g->vis = o->vis;
+	g->seed = o->seed;
 	g->lossless = sim_topo_lossless_mask(t);
 	for (unsigned p = 0; p < SIM_MODEL_PRIOS; p++)
 		for (unsigned k = 0; k < 5; k++)
@@ -378,29 +389,87 @@ enum sim_scenario_target sim_serve_gnmi_fault(const struct sim_serve_gnmi *g,
 	return s ? s->fault : SIM_SCENARIO_TARGET_OK;
 }
 
+/* Leaves fault f on switch s's target. */
+static int leave_fault(struct sw *s, enum sim_scenario_target f)
+{
+	switch (f) {
+	case SIM_SCENARIO_TARGET_IS_SILENT:
+		gnmi_target_set_silent(s->tgt, false);
+		break;
+	case SIM_SCENARIO_TARGET_REFUSES:
+		return gnmi_target_start(s->tgt);
+	case SIM_SCENARIO_TARGET_RESET:
+		gnmi_target_set_stream_lifetime(s->tgt, 0);
+		break;
+	case SIM_SCENARIO_TARGET_GARBAGE:
+		gnmi_target_set_garbage(s->tgt, false, 0);
+		break;
+	case SIM_SCENARIO_TARGET_DROP_AFTER_SYNC:
+		gnmi_target_set_end_after_sync(s->tgt, false);
+		break;
+	case SIM_SCENARIO_TARGET_WRONG_TYPES: /* at the next publish */
+	case SIM_SCENARIO_TARGET_SLOW:	      /* SNMP only */
+	case SIM_SCENARIO_TARGET_OK:
+		break;
+	}
+	return 0;
+}
+
+/* Enters fault f on switch s's target. */
+static int enter_fault(const struct sim_serve_gnmi *g, struct sw *s,
+		       enum sim_scenario_target f)
+{
+	switch (f) {
+	case SIM_SCENARIO_TARGET_IS_SILENT:
+		gnmi_target_set_silent(s->tgt, true);
+		break;
+	case SIM_SCENARIO_TARGET_REFUSES:
+		return gnmi_target_stop(s->tgt);
+	case SIM_SCENARIO_TARGET_RESET:
+		/* The open streams go at once, the next ones after
+		 * SIM_SERVE_GNMI_RESET_NS. */
+		gnmi_target_set_stream_lifetime(s->tgt,
+						SIM_SERVE_GNMI_RESET_NS);
+		gnmi_target_end_streams(s->tgt);
+		break;
+	case SIM_SCENARIO_TARGET_GARBAGE:
+		/* Per switch and run: the seed and the switch's id. */
+		gnmi_target_set_garbage(s->tgt, true,
+					(g->seed + 1) * 0x9e3779b97f4a7c15ull ^
+					    (s->node->id + 1));
+		break;
+	case SIM_SCENARIO_TARGET_DROP_AFTER_SYNC:
+		/* The streams open now are past their sync: they end now,
+		 * so that their clients resubscribe into the fault. */
+		gnmi_target_set_end_after_sync(s->tgt, true);
+		gnmi_target_end_streams(s->tgt);
+		break;
+	case SIM_SCENARIO_TARGET_WRONG_TYPES: /* at the next publish */
+	case SIM_SCENARIO_TARGET_SLOW:	      /* SNMP only */
+	case SIM_SCENARIO_TARGET_OK:
+		break;
+	}
+	return 0;
+}
+
 int sim_serve_gnmi_set_fault(struct sim_serve_gnmi *g, size_t node,
 			     enum sim_scenario_target fault)
 {
 	struct sw *s = sw_of(g, node);
-	int rc = 0;
-	if (!s)
+	if (!s || (unsigned)fault >= SIM_SCENARIO_TARGETS)
 		return -EINVAL;
 	if (s->fault == fault)
 		return 0;
 	/* Leave the old fault, then enter the new one. */
-	if (s->fault == SIM_SCENARIO_TARGET_IS_SILENT)
-		gnmi_target_set_silent(s->tgt, false);
-	else if (s->fault == SIM_SCENARIO_TARGET_REFUSES)
-		rc = gnmi_target_start(s->tgt);
+	int rc = leave_fault(s, s->fault);
 	if (rc && rc != -EALREADY)
 		return rc;
-	rc = 0;
-	if (fault == SIM_SCENARIO_TARGET_IS_SILENT)
-		gnmi_target_set_silent(s->tgt, true);
-	else if (fault == SIM_SCENARIO_TARGET_REFUSES)
-		rc = gnmi_target_stop(s->tgt);
+	rc = enter_fault(g, s, fault);
 	if (rc == -EALREADY)
 		rc = 0;
+	if (s->fault == SIM_SCENARIO_TARGET_WRONG_TYPES ||
+	    fault == SIM_SCENARIO_TARGET_WRONG_TYPES)
+		s->republish = true;
 	s->fault = fault;
 	return rc;
 }
@@ -870,7 +939,9 @@ static uint64_t signature(const struct sim_model_switch_port *c)
 static void publish_switch(struct sim_serve_gnmi *g, struct sw *s,
 			   const struct sim_model *m, int64_t ts_ns)
 {
-	bool first_time = !s->leaf;
+	bool first_time = !s->leaf, every = first_time || s->republish;
+	s->republish = false;
+	g->na = s->fault == SIM_SCENARIO_TARGET_WRONG_TYPES;
 	if (first_time) {
 		size_t n = s->node->n_ports * s->per_port;
 		s->leaf = xcalloc(n ? n : 1, sizeof *s->leaf);
@@ -887,14 +958,15 @@ static void publish_switch(struct sim_serve_gnmi *g, struct sw *s,
 		/* A port whose counters did not move keeps its leaves: the
 		 * targets sample them as they are. */
 		uint64_t h = signature(&c);
-		if (!first_time && h == s->sig[i])
+		if (!every && h == s->sig[i])
 			continue;
 		s->sig[i] = h;
 		if (s->node->flavour == SIM_FLAVOUR_SONIC)
 			publish_sonic_port(g, s, i, &c);
 		else
-			publish_oc_port(g, s, i, &c, first_time);
+			publish_oc_port(g, s, i, &c, every);
 	}
+	g->na = false;
 	gnmi_target_tick(s->tgt, ts_ns);
 }
 

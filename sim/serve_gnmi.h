@@ -58,7 +58,12 @@ struct sim_serve_gnmi_options {
 	 * serve no LLDP, and LLDP names only the neighbours it allows
 	 * (see visibility.h). Borrowed; must outlive the server. */
 	const struct sim_visibility *vis;
+	/* Seeds the garbage fault's bytes (with the switch's id). */
+	uint64_t seed;
 };
+
+/* How long a Subscribe stream lasts under SIM_SCENARIO_TARGET_RESET. */
+#define SIM_SERVE_GNMI_RESET_NS 500000000ull
 
 void sim_serve_gnmi_options_init(struct sim_serve_gnmi_options *o);
 
@@ -102,10 +107,22 @@ bool sim_serve_gnmi_publish_node(struct sim_serve_gnmi *g,
 				 int64_t ts_ns, bool all);
 
 /*
- * Makes switch node's target behave: OK serves, IS_SILENT keeps
- * streams open and sends nothing, REFUSES closes the listener and ends
- * every call, so clients see connections refused. 0 or a negative
- * errno (the listener could not be reopened).
+ * Makes switch node's target behave: OK serves; IS_SILENT keeps
+ * streams open and sends nothing; REFUSES closes the listener and ends
+ * every call, so clients see connections refused; RESET ends the open
+ * streams at once and every new one SIM_SERVE_GNMI_RESET_NS after it
+ * opens, with UNAVAILABLE, while accepting new ones (a flapping
+ * session); GARBAGE replaces every notification by bytes that do not
+ * decode (gnmi_target_set_garbage(), seeded by the options' seed and
+ * the switch), keeping the streams open; DROP_AFTER_SYNC ends the open
+ * streams at once and every new one right after its sync_response,
+ * with UNAVAILABLE (gnmi_target_set_end_after_sync()); WRONG_TYPES
+ * writes every counter of the JSON objects as the string "n/a" from the
+ * next publish on (every port is written again when it comes and when
+ * it goes; names, oper-status and PORT_TABLE stay); SLOW concerns SNMP
+ * only and serves as OK. 0, -EINVAL for
+ * a host or an unknown fault, or a negative errno (the listener could
+ * not be reopened).
  */
 int sim_serve_gnmi_set_fault(struct sim_serve_gnmi *g, size_t node,
 			     enum sim_scenario_target fault);

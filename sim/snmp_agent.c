@@ -795,6 +795,31 @@ static const struct subtree subtrees[] = {
 };
 _Static_assert(N(subtrees) == N_SUBTREES, "N_SUBTREES counts subtrees");
 
+/*
+ * The wrong_types fault on ifXTable: the HC counters (columns 6 to 13)
+ * as Counter32 (the low bits: even columns, ifHCInOctets first) or as
+ * an OCTET STRING of the decimal value (odd columns, ifHCInUcastPkts
+ * first), and ifHighSpeed (15) as an OCTET STRING too, as broken agents
+ * answer. The type the value goes out as; v's text is made here.
+ */
+static u_char wrong_type(const struct column *cd, struct cell *v)
+{
+	bool text;
+	if (cd->type == ASN_COUNTER64)
+		text = cd->col % 2 == 1;
+	else if (cd->col == 15)
+		text = true;
+	else
+		return cd->type;
+	if (!text)
+		return ASN_COUNTER;
+	int n =
+	    snprintf(v->buf, sizeof v->buf, "%llu", (unsigned long long)v->n);
+	v->p = v->buf;
+	v->len = n > 0 ? (size_t)n : 0;
+	return ASN_OCTET_STR;
+}
+
 /* The one value handler: column ci of row row of tb, into vb. */
 static void set_value(struct sim_snmp *s, struct sw *w, const struct table *tb,
 		      size_t ci, size_t row, netsnmp_variable_list *vb)
@@ -830,10 +855,13 @@ static void set_value(struct sim_snmp *s, struct sw *w, const struct table *tb,
 		cd->get(&r, &v);
 		break;
 	}
-	switch (cd->type) {
+	u_char type = cd->type;
+	if (w->fault == SIM_SCENARIO_TARGET_WRONG_TYPES && tb == ifx_tables)
+		type = wrong_type(cd, &v);
+	switch (type) {
 	case ASN_OCTET_STR:
 	case ASN_OBJECT_ID:
-		snmp_set_var_typed_value(vb, cd->type, v.p, v.len);
+		snmp_set_var_typed_value(vb, type, v.p, v.len);
 		break;
 	case ASN_COUNTER64: {
 		struct counter64 c = { .high = (u_long)(v.n >> 32),
@@ -843,9 +871,8 @@ static void set_value(struct sim_snmp *s, struct sw *w, const struct table *tb,
 	}
 	default: {
 		/* INTEGER, Gauge32, TimeTicks; Counter32 keeps the low bits. */
-		long l =
-		    (long)(cd->type == ASN_COUNTER ? v.n & 0xffffffffu : v.n);
-		snmp_set_var_typed_value(vb, cd->type, &l, sizeof l);
+		long l = (long)(type == ASN_COUNTER ? v.n & 0xffffffffu : v.n);
+		snmp_set_var_typed_value(vb, type, &l, sizeof l);
 		break;
 	}
 	}

@@ -53,7 +53,17 @@ struct sim_snmp_options {
 	   names only the neighbours it allows (see visibility.h).
 	   Borrowed; must outlive the agent. */
 	const struct sim_visibility *vis;
+	/* Seeds the garbage fault's datagrams (with the switch's id). */
+	uint64_t seed;
+	/* How long the slow fault holds each request; 0: the default,
+	   SIM_SNMP_SLOW_DELAY_NS (fabsim's --slow-delay). */
+	uint64_t slow_delay_ns;
 };
+
+/* The slow fault's default delay: 3 s, longer than fabmond's SNMP
+ * timeout (snmp: timeout, 1 s by default) and net-snmp's tools' (1 s),
+ * so a request and its retries time out before their answers come. */
+#define SIM_SNMP_SLOW_DELAY_NS 3000000000ull
 
 /* Fills o with the defaults above. */
 void sim_snmp_options_init(struct sim_snmp_options *o);
@@ -85,8 +95,20 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns);
  * Sets how switch node shows itself: SIM_SCENARIO_TARGET_IS_SILENT
  * reads and drops every request (collectors time out);
  * SIM_SCENARIO_TARGET_REFUSES closes the socket so that the kernel
- * answers ICMP port unreachable; SIM_SCENARIO_TARGET_OK serves again on
- * the same port. Ignored for hosts and unknown ids.
+ * answers ICMP port unreachable; SIM_SCENARIO_TARGET_GARBAGE answers
+ * every request, from the switch's port, with one datagram that is
+ * not BER (seeded by the options' seed and the switch: the same run
+ * gives the same bytes); SIM_SCENARIO_TARGET_OK serves again on the
+ * same port, and so do the faults that concern gNMI only (RESET,
+ * DROP_AFTER_SYNC). SIM_SCENARIO_TARGET_WRONG_TYPES serves, but with
+ * ifXTable's HC counters as Counter32 (ifHCInOctets, ifHCInMulticastPkts,
+ * ifHCOutOctets, ifHCOutMulticastPkts: even columns) or as an OCTET
+ * STRING of the decimal value (the odd columns 7 to 13), and
+ * ifHighSpeed as an OCTET STRING. SIM_SCENARIO_TARGET_SLOW answers each
+ * request from the switch's port after the options' slow delay (the
+ * agent reads the model when the delay is over), without holding up
+ * the other switches; at most 64 requests wait per switch, more are
+ * dropped. Ignored for hosts and unknown ids.
  */
 void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
 			enum sim_scenario_target fault);
@@ -100,6 +122,18 @@ void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
  */
 int sim_snmp_swap_ifindex(struct sim_snmp *s, size_t node, uint32_t a,
 			  uint32_t b);
+
+/*
+ * The control endpoint's renumber: swaps the ifIndex of switch node's
+ * first and third interfaces in ifIndex order (as
+ * sim_snmp_swap_ifindex(), names and counters following the physical
+ * ports), and stores the two indexes in *a and *b (a < b). Doing it
+ * again swaps them back. 0, -ENOENT for a host or an unknown node, or
+ * -ERANGE if the switch has fewer than three interfaces. Call from the
+ * model's thread.
+ */
+int sim_snmp_renumber(struct sim_snmp *s, size_t node, uint32_t *a,
+		      uint32_t *b);
 
 /* Stops the agent, closes its sockets, removes a temporary state
  * directory; NULL is a no-op. */

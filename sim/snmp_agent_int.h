@@ -53,7 +53,10 @@ struct sw {
 	enum sim_scenario_target fault;
 	netsnmp_session *sess; /* serving: the agent session */
 	int sess_fd;	       /* and its socket */
-	int silent_fd;	       /* silent: the socket that drops */
+	int silent_fd;	       /* silent, garbage: the raw socket */
+	uint64_t garbage_rng;  /* garbage: the datagrams' generator */
+	struct held *held;     /* slow: SLOW_MAX requests held, or NULL */
+	int inner_port;	       /* slow: where the agent session listens */
 };
 
 struct sim_snmp {
@@ -65,6 +68,9 @@ struct sim_snmp {
 	const struct sim_visibility *vis;
 	size_t n_nodes;
 	bool ipv6;
+	uint64_t seed;	  /* of the garbage fault's datagrams */
+	uint64_t slow_ns; /* the slow fault's delay */
+	size_t n_held;	  /* requests held by slow switches */
 	char *address;
 	char *state_dir;
 	bool own_state_dir;

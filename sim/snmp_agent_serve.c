@@ -63,9 +63,16 @@ static int bound_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-static void watch(struct sim_snmp *s, int fd, size_t swi)
+/* What an epoll event's data says besides the switch (its low 32 bits):
+ * the agent session's socket (no tag), the plain socket of the silent,
+ * garbage and slow faults, or a slow fault's relay (its slot in bits
+ * 32 to 47). */
+#define TAG_RAW	  (1ull << 62)
+#define TAG_RELAY (1ull << 61)
+
+static void watch(struct sim_snmp *s, int fd, uint64_t tag)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = swi };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
 		log_warn("sim", "snmp: epoll_ctl: %s", strerror(errno));
 }
@@ -75,12 +82,14 @@ static void unwatch(struct sim_snmp *s, int fd)
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
-/* Opens w's agent session on w->port (0: kernel-chosen, then noted). */
-static int open_session(struct sim_snmp *s, struct sw *w, char *err,
+/* Opens w's agent session on w->port (0: kernel-chosen, then noted), or
+ * with inner on a port of the kernel's, noted in w->inner_port: the
+ * slow fault's agent, which only the relays reach. */
+static int open_session(struct sim_snmp *s, struct sw *w, bool inner, char *err,
 			size_t errlen)
 {
 	struct netsnmp_ep ep;
-	if (fill_ep(s, w->port, &ep) != 0) {
+	if (fill_ep(s, inner ? 0 : w->port, &ep) != 0) {
 		snprintf(err, errlen, "snmp: bad address %s", s->address);
 		return -EINVAL;
 	}
@@ -114,8 +123,11 @@ static int open_session(struct sim_snmp *s, struct sw *w, char *err,
 	}
 	w->sess = sp;
 	w->sess_fd = t->sock;
-	w->port = port;
-	watch(s, t->sock, (size_t)(w - s->sws));
+	if (inner)
+		w->inner_port = port;
+	else
+		w->port = port;
+	watch(s, t->sock, (uint64_t)(w - s->sws));
 	return 0;
 }
 
@@ -146,7 +158,7 @@ static int open_silent(struct sim_snmp *s, struct sw *w)
 	}
 	w->silent_fd = fd;
 	if (s->epfd >= 0)
-		watch(s, fd, (size_t)(w - s->sws));
+		watch(s, fd, (uint64_t)(w - s->sws) | TAG_RAW);
 	return 0;
 }
 
@@ -523,6 +535,9 @@ struct sim_snmp *sim_snmp_new(const struct sim_topo *t, struct sim_model *m,
 	s->ipv6 = ipv6;
 	s->address = xstrdup(o->address);
 	s->epfd = -1;
+	s->seed = o->seed;
+	s->slow_ns =
+	    o->slow_delay_ns ? o->slow_delay_ns : SIM_SNMP_SLOW_DELAY_NS;
 	s->cache_gen = UINT64_MAX;
 	if (open_state_dir(s, o, err, errlen) != 0) {
 		free(s->address);
@@ -546,7 +561,7 @@ struct sim_snmp *sim_snmp_new(const struct sim_topo *t, struct sim_model *m,
 		goto fail;
 	init_snmp(APP_NAME);
 	for (size_t i = 0; i < s->n_sws; i++)
-		if (open_session(s, &s->sws[i], err, errlen) != 0)
+		if (open_session(s, &s->sws[i], false, err, errlen) != 0)
 			goto fail;
 	return s;
 
@@ -573,12 +588,252 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* What a fault does to SNMP: serve, drop, refuse or answer garbage
+ * (the gNMI-only faults serve). */
+enum snmp_mode {
+	MODE_SERVE,
+	MODE_DROP,
+	MODE_REFUSE,
+	MODE_GARBAGE,
+	MODE_SLOW,
+};
+
+static enum snmp_mode mode_of(enum sim_scenario_target f)
+{
+	switch (f) {
+	case SIM_SCENARIO_TARGET_IS_SILENT:
+		return MODE_DROP;
+	case SIM_SCENARIO_TARGET_REFUSES:
+		return MODE_REFUSE;
+	case SIM_SCENARIO_TARGET_GARBAGE:
+		return MODE_GARBAGE;
+	case SIM_SCENARIO_TARGET_SLOW:
+		return MODE_SLOW;
+	case SIM_SCENARIO_TARGET_OK:
+	case SIM_SCENARIO_TARGET_RESET:
+	case SIM_SCENARIO_TARGET_DROP_AFTER_SYNC:
+	case SIM_SCENARIO_TARGET_WRONG_TYPES: /* answered by snmp_agent.c */
+		break;
+	}
+	return MODE_SERVE;
+}
+
 static void drain_silent(int fd)
 {
 	char buf[2048];
 	for (int i = 0; i < 64; i++)
 		if (recv(fd, buf, sizeof buf, MSG_DONTWAIT) < 0)
 			break;
+}
+
+/*
+ * A datagram that is not BER, drawn from w's generator: one of four
+ * broken openings of the SNMP message's SEQUENCE, whatever the filler.
+ *   0  a long-form length past the end of the datagram;
+ *   1  a long-form length whose length bytes are missing;
+ *   2  the indefinite length (SNMP forbids it) without end-of-contents;
+ *   3  a high tag number that never ends.
+ */
+static size_t garbage_datagram(struct sw *w, uint8_t *b)
+{
+	uint64_t x = w->garbage_rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	w->garbage_rng = x;
+	size_t n = 0;
+	unsigned extra = (unsigned)(x >> 8) % 8;
+	switch (x % 4) {
+	case 0:
+		b[n++] = 0x30;
+		b[n++] = 0x84;
+		b[n++] = 0x7f;
+		b[n++] = 0xff;
+		b[n++] = 0xff;
+		b[n++] = 0xff;
+		break;
+	case 1:
+		b[n++] = 0x30;
+		b[n++] = (uint8_t)(0x82 + (x >> 16) % 3);
+		extra = 0; /* the datagram ends inside the length */
+		break;
+	case 2:
+		b[n++] = 0x30;
+		b[n++] = 0x80;
+		extra = extra ? extra : 1;
+		for (unsigned k = 0; k < extra; k++) /* never 00 00 */
+			b[n++] = (uint8_t)(0x01 | (x >> (16 + 4 * k)));
+		extra = 0;
+		break;
+	default:
+		b[n++] = 0x1f;
+		for (unsigned k = 0; k <= extra; k++)
+			b[n++] = (uint8_t)(0x80 | (x >> (16 + k)));
+		extra = 0;
+		break;
+	}
+	for (unsigned k = 0; k < extra; k++)
+		b[n++] = (uint8_t)(x >> (24 + 4 * k));
+	return n;
+}
+
+/* Garbage: each waiting request is answered, from the switch's port,
+ * with a datagram that is not BER. */
+static void answer_garbage(struct sw *w)
+{
+	char buf[2048];
+	for (int i = 0; i < 64; i++) {
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof from;
+		if (recvfrom(w->silent_fd, buf, sizeof buf, MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl) < 0)
+			break;
+		uint8_t g[24];
+		size_t n = garbage_datagram(w, g);
+		if (sendto(w->silent_fd, g, n, 0, (struct sockaddr *)&from,
+			   fl) < 0)
+			log_debug("sim", "snmp: %s: garbage answer: %s",
+				  w->node->name, strerror(errno));
+	}
+}
+
+/*
+ * The slow fault. The switch's port is a plain socket; each request is
+ * held, with its sender, for the delay, then sent from a relay socket
+ * of its own to the switch's agent, which now listens on a port of the
+ * kernel's (w->inner_port); the agent's answer comes back on the relay
+ * and goes out from the switch's port to the sender. So the answer is
+ * the agent's, read from the model when it is due, and nothing blocks:
+ * the other switches are served meanwhile. A switch holds at most
+ * SLOW_MAX requests (more are dropped, as by a saturated agent); a
+ * request the agent does not answer (a wrong community) is forgotten
+ * after SLOW_FORGET_NS.
+ */
+#define SLOW_MAX       64
+#define SLOW_FORGET_NS (10 * 1000000000ull)
+
+struct held {
+	bool used;
+	uint64_t due; /* forwarded then; forgotten at due + SLOW_FORGET_NS */
+	int relay;    /* -1 until forwarded */
+	struct sockaddr_storage from;
+	socklen_t from_len;
+	size_t len;
+	uint8_t req[4096];
+};
+
+static void slow_drop(struct sim_snmp *s, struct sw *w, size_t i)
+{
+	struct held *h = &w->held[i];
+	if (h->relay >= 0) {
+		unwatch(s, h->relay);
+		close(h->relay);
+	}
+	h->relay = -1;
+	h->used = false;
+	s->n_held--;
+}
+
+/* Leaves the slow fault: every held request is dropped. */
+static void slow_free(struct sim_snmp *s, struct sw *w)
+{
+	for (size_t i = 0; w->held && i < SLOW_MAX; i++)
+		if (w->held[i].used)
+			slow_drop(s, w, i);
+	free(w->held);
+	w->held = NULL;
+}
+
+/* The requests waiting on w's port, held for the delay. */
+static void slow_take(struct sim_snmp *s, struct sw *w)
+{
+	for (int k = 0; k < 64; k++) {
+		size_t i = 0;
+		while (i < SLOW_MAX && w->held[i].used)
+			i++;
+		if (i == SLOW_MAX) { /* full: drop what comes */
+			drain_silent(w->silent_fd);
+			return;
+		}
+		struct held *h = &w->held[i];
+		h->from_len = sizeof h->from;
+		ssize_t r =
+		    recvfrom(w->silent_fd, h->req, sizeof h->req, MSG_DONTWAIT,
+			     (struct sockaddr *)&h->from, &h->from_len);
+		if (r < 0)
+			return;
+		h->len = (size_t)r;
+		h->used = true;
+		h->relay = -1;
+		h->due = mono_ns() + s->slow_ns;
+		s->n_held++;
+	}
+}
+
+/* Sends held request i of w to the agent from a relay socket. */
+static void slow_forward(struct sim_snmp *s, struct sw *w, size_t i)
+{
+	struct held *h = &w->held[i];
+	struct netsnmp_ep ep;
+	int fd = -1;
+	if (fill_ep(s, w->inner_port, &ep) == 0)
+		fd = socket(s->ipv6 ? AF_INET6 : AF_INET,
+			    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	socklen_t len = s->ipv6 ? sizeof ep.a.sin6 : sizeof ep.a.sin;
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ep.a, len) != 0 ||
+	    send(fd, h->req, h->len, 0) < 0) {
+		log_debug("sim", "snmp: %s: slow relay: %s", w->node->name,
+			  strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		slow_drop(s, w, i);
+		return;
+	}
+	h->relay = fd;
+	watch(s, fd, (uint64_t)(w - s->sws) | TAG_RELAY | (uint64_t)i << 32);
+}
+
+/* The agent's answer on relay i goes to the request's sender. */
+static void slow_answer(struct sim_snmp *s, struct sw *w, size_t i)
+{
+	if (!w->held || i >= SLOW_MAX || !w->held[i].used ||
+	    w->held[i].relay < 0)
+		return;
+	struct held *h = &w->held[i];
+	uint8_t buf[65536];
+	ssize_t r = recv(h->relay, buf, sizeof buf, MSG_DONTWAIT);
+	if (r < 0 && errno == EAGAIN)
+		return;
+	if (r >= 0 && sendto(w->silent_fd, buf, (size_t)r, 0,
+			     (struct sockaddr *)&h->from, h->from_len) < 0)
+		log_debug("sim", "snmp: %s: slow answer: %s", w->node->name,
+			  strerror(errno));
+	slow_drop(s, w, i);
+}
+
+/* Forwards the held requests that are due and forgets the unanswered;
+ * returns the next due time (UINT64_MAX: none). */
+static uint64_t slow_run(struct sim_snmp *s, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+	for (size_t k = 0; s->n_held && k < s->n_sws; k++) {
+		struct sw *w = &s->sws[k];
+		for (size_t i = 0; w->held && i < SLOW_MAX; i++) {
+			struct held *h = &w->held[i];
+			if (!h->used)
+				continue;
+			if (h->relay < 0 && now >= h->due)
+				slow_forward(s, w, i);
+			else if (h->relay >= 0 &&
+				 now >= h->due + SLOW_FORGET_NS)
+				slow_drop(s, w, i);
+			if (h->used)
+				next = h->relay < 0
+					   ? (h->due < next ? h->due : next)
+					   : next;
+		}
+	}
+	return next;
 }
 
 int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
@@ -594,10 +849,16 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
 		uint64_t now = mono_ns();
 		if (!first && now >= deadline)
 			break;
-		/* Wake at least every second for net-snmp's alarms. */
+		/* Wake at least every second for net-snmp's alarms, and
+		 * when a slow switch's held request is due. */
+		uint64_t until = deadline;
+		if (s->n_held) {
+			uint64_t due = slow_run(s, now);
+			until = due < until ? due : until;
+		}
 		int ms = 0;
-		if (now < deadline) {
-			uint64_t left = (deadline - now + 999999) / 1000000;
+		if (now < until) {
+			uint64_t left = (until - now + 999999) / 1000000;
 			ms = left > 1000 ? 1000 : (int)left;
 		}
 		int n = epoll_wait(s->epfd, evs, MAX_EVENTS, ms);
@@ -610,12 +871,23 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
 		bool any = false;
 		NETSNMP_LARGE_FD_ZERO(&fds);
 		for (int i = 0; i < n; i++) {
-			size_t swi = (size_t)evs[i].data.u64;
+			uint64_t tag = evs[i].data.u64;
+			size_t swi = (size_t)(tag & 0xffffffffu);
 			if (swi >= s->n_sws)
 				continue;
 			struct sw *w = &s->sws[swi];
-			if (w->silent_fd >= 0) {
-				drain_silent(w->silent_fd);
+			enum snmp_mode mode = mode_of(w->fault);
+			if (tag & TAG_RELAY) {
+				slow_answer(s, w, (size_t)(tag >> 32) & 0xffff);
+			} else if (tag & TAG_RAW) {
+				if (w->silent_fd < 0)
+					continue;
+				if (mode == MODE_GARBAGE)
+					answer_garbage(w);
+				else if (mode == MODE_SLOW && w->held)
+					slow_take(s, w);
+				else
+					drain_silent(w->silent_fd);
 			} else if (w->sess) {
 				NETSNMP_LARGE_FD_SET(w->sess_fd, &fds);
 				any = true;
@@ -636,31 +908,53 @@ int sim_snmp_poll(struct sim_snmp *s, uint64_t timeout_ns)
 void sim_snmp_set_fault(struct sim_snmp *s, size_t node,
 			enum sim_scenario_target fault)
 {
-	if (!s || node >= s->n_nodes || s->node_sw[node] < 0)
+	if (!s || node >= s->n_nodes || s->node_sw[node] < 0 ||
+	    (unsigned)fault >= SIM_SCENARIO_TARGETS)
 		return;
 	struct sw *w = &s->sws[s->node_sw[node]];
-	if (w->fault == fault)
+	enum snmp_mode was = mode_of(w->fault), mode = mode_of(fault);
+	w->fault = fault;
+	if (was == mode)
 		return;
 	close_session(s, w);
 	close_silent(s, w);
-	w->fault = fault;
+	slow_free(s, w);
 	char err[256];
 	int rc = 0;
-	switch (fault) {
-	case SIM_SCENARIO_TARGET_OK:
-		rc = open_session(s, w, err, sizeof err);
+	switch (mode) {
+	case MODE_SERVE:
+		rc = open_session(s, w, false, err, sizeof err);
 		if (rc != 0)
 			log_warn("sim", "%s", err);
 		break;
-	case SIM_SCENARIO_TARGET_IS_SILENT:
+	case MODE_DROP:
+	case MODE_GARBAGE:
+		/* Garbage: per switch and run, the seed and the switch. */
+		w->garbage_rng =
+		    (s->seed + 1) * 0x9e3779b97f4a7c15ull ^ (w->node->id + 1);
 		rc = open_silent(s, w);
 		if (rc != 0)
 			log_warn("sim",
-				 "snmp: %s: cannot bind port %d to "
-				 "stay silent: %s",
-				 w->node->name, w->port, strerror(-rc));
+				 "snmp: %s: cannot bind port %d for fault "
+				 "%s: %s",
+				 w->node->name, w->port,
+				 sim_scenario_target_name(fault),
+				 strerror(-rc));
 		break;
-	case SIM_SCENARIO_TARGET_REFUSES:
+	case MODE_REFUSE:
+		break;
+	case MODE_SLOW:
+		rc = open_silent(s, w);
+		if (rc == 0)
+			rc = open_session(s, w, true, err, sizeof err);
+		if (rc != 0) {
+			log_warn("sim", "snmp: %s: cannot be slow: %s",
+				 w->node->name, strerror(-rc));
+			break;
+		}
+		w->held = xcalloc(SLOW_MAX, sizeof *w->held);
+		for (size_t i = 0; i < SLOW_MAX; i++)
+			w->held[i].relay = -1;
 		break;
 	}
 }
@@ -692,11 +986,25 @@ int sim_snmp_swap_ifindex(struct sim_snmp *s, size_t node, uint32_t a,
 	return 0;
 }
 
+int sim_snmp_renumber(struct sim_snmp *s, size_t node, uint32_t *a, uint32_t *b)
+{
+	if (!s || node >= s->n_nodes || s->node_sw[node] < 0)
+		return -ENOENT;
+	const struct sw *w = &s->sws[s->node_sw[node]];
+	if (w->n_ports < 3)
+		return -ERANGE;
+	/* w->ports is in ifIndex order. */
+	*a = w->ports[0].ifindex;
+	*b = w->ports[2].ifindex;
+	return sim_snmp_swap_ifindex(s, node, *a, *b);
+}
+
 void sim_snmp_free(struct sim_snmp *s)
 {
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_sws; i++) {
+		slow_free(s, &s->sws[i]);
 		close_session(s, &s->sws[i]);
 		close_silent(s, &s->sws[i]);
 	}

@@ -1913,6 +1913,83 @@ START_TEST(test_silent_streams_stay_open_without_messages)
 }
 END_TEST
 
+/* Garbage: every notification is replaced by bytes no decoder takes
+ * (forty draws of the generator), the stream stays open, and off means
+ * real messages again; end_streams ends the stream with UNAVAILABLE; a
+ * stream lifetime ends each new stream with UNAVAILABLE after its sync,
+ * and 0 turns it off. */
+START_TEST(test_garbage_end_streams_and_lifetime_hooks)
+{
+	struct gnmi_target *t = target_plain();
+	target_seed(t);
+	struct client c;
+	client_open(&c, target_addr(t));
+	static const struct sub subs[] = {
+		{ IN0, GNMI__SUBSCRIPTION_MODE__ON_CHANGE, 0, 0, false },
+	};
+	struct list l = { GNMI__SUBSCRIPTION_LIST__MODE__STREAM,
+			  GNMI__ENCODING__PROTO,
+			  false,
+			  NULL,
+			  NULL,
+			  subs,
+			  1 };
+	struct stream s;
+	subscribe(&c, &s, NULL, NULL, &l);
+	Gnmi__SubscribeResponse *r = expect_update(&s, WAIT_MS);
+	gnmi__subscribe_response__free_unpacked(r, NULL);
+	expect_sync(&s);
+	wait_streams(t, 1);
+
+	gnmi_target_set_garbage(t, true, 9);
+	for (uint64_t i = 1; i <= 40; i++) {
+		gnmi_target_set_uint(t, IN0, 1000 + i);
+		gnmi_target_tick(t, T1 + (int64_t)i);
+		grpc_slice raw;
+		ck_assert_int_eq(stream_recv_raw(&s, 10 * WAIT_MS, &raw), 1);
+		ck_assert_uint_gt(GRPC_SLICE_LENGTH(raw), 0);
+		ck_assert_ptr_null(gnmi__subscribe_response__unpack(
+		    NULL, GRPC_SLICE_LENGTH(raw), GRPC_SLICE_START_PTR(raw)));
+		grpc_slice_unref(raw);
+	}
+	ck_assert_uint_eq(gnmi_target_stream_count(t), 1);
+	gnmi_target_set_garbage(t, false, 0);
+	gnmi_target_set_uint(t, IN0, 5);
+	gnmi_target_tick(t, T2);
+	r = expect_update(&s, 10 * WAIT_MS);
+	gnmi__subscribe_response__free_unpacked(r, NULL);
+
+	ck_assert_uint_eq(gnmi_target_end_streams(t), 1);
+	ck_assert_int_eq(stream_status(&s, 10 * WAIT_MS),
+			 GRPC_STATUS_UNAVAILABLE);
+	stream_close(&s);
+
+	gnmi_target_set_stream_lifetime(t, 300 * MS);
+	subscribe(&c, &s, NULL, NULL, &l);
+	r = expect_update(&s, 10 * WAIT_MS);
+	gnmi__subscribe_response__free_unpacked(r, NULL);
+	expect_sync(&s);
+	ck_assert_int_eq(stream_status(&s, 10 * WAIT_MS),
+			 GRPC_STATUS_UNAVAILABLE);
+	stream_close(&s);
+
+	gnmi_target_set_stream_lifetime(t, 0);
+	subscribe(&c, &s, NULL, NULL, &l);
+	r = expect_update(&s, 10 * WAIT_MS);
+	gnmi__subscribe_response__free_unpacked(r, NULL);
+	expect_sync(&s);
+	/* Past the old lifetime, the stream still carries changes. */
+	usleep(400000);
+	gnmi_target_set_uint(t, IN0, 6);
+	gnmi_target_tick(t, T2 + 1);
+	r = expect_update(&s, 10 * WAIT_MS);
+	gnmi__subscribe_response__free_unpacked(r, NULL);
+	stream_close(&s);
+	client_close(&c);
+	gnmi_target_free(t);
+}
+END_TEST
+
 START_TEST(test_injected_payload_reaches_every_stream)
 {
 	struct gnmi_target *t = target_plain();
@@ -2132,6 +2209,7 @@ static Suite *gnmi_target_suite(void)
 		       test_refuse_keeps_streams_but_rejects_new_connections);
 	tcase_add_test(fault, test_silent_streams_stay_open_without_messages);
 	tcase_add_test(fault, test_injected_payload_reaches_every_stream);
+	tcase_add_test(fault, test_garbage_end_streams_and_lifetime_hooks);
 	tcase_add_test(fault, test_unix_socket_target_serves_and_restarts);
 	tcase_add_test(fault, test_many_targets_share_one_loop);
 	suite_add_tcase(s, fault);
