@@ -407,6 +407,24 @@ int incidents_prom_render(struct rules *r, enum expfmt f, double created_s,
 	buf_puts(out, "fabmon_rules_tick_cpu_seconds ");
 	buf_put_double(out, s.last_tick_cpu_s);
 	buf_putc(out, '\n');
+	expfmt_put_family(out, f, "fabmon_rules_tick_duration_seconds", "gauge",
+			  "Wall time of the rule engine's last tick.");
+	buf_puts(out, "fabmon_rules_tick_duration_seconds ");
+	buf_put_double(out, s.last_tick_wall_s);
+	buf_putc(out, '\n');
+	expfmt_put_family(out, f, "fabmon_rules_tick_interval_seconds", "gauge",
+			  "The rule engine's tick period (rules.tick).");
+	buf_puts(out, "fabmon_rules_tick_interval_seconds ");
+	buf_put_double(out, r ? (double)rules_tick_ns(r) / 1e9 : 0);
+	buf_putc(out, '\n');
+	expfmt_put_family(out, f, "fabmon_rules_tick_overruns_total", "counter",
+			  "Rule engine ticks that took longer than rules.tick "
+			  "or started more than rules.tick late.");
+	buf_puts(out, "fabmon_rules_tick_overruns_total ");
+	buf_put_u64(out, s.tick_overruns);
+	buf_putc(out, '\n');
+	expfmt_put_created(out, f, "fabmon_rules_tick_overruns_total", "",
+			   created_s);
 	expfmt_put_family(out, f, "fabmon_rules_ports", "gauge",
 			  "Ports in the rule engine's view.");
 	buf_puts(out, "fabmon_rules_ports ");

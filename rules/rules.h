@@ -150,6 +150,8 @@ struct rules_snapshot {
 	size_t n_ratios;
 	uint64_t ticks;
 	double last_tick_cpu_s;	  /* thread CPU time of the last tick */
+	double last_tick_wall_s;  /* wall time of the last tick */
+	uint64_t tick_overruns;	  /* ticks over rules.tick, or late by it */
 	uint64_t last_tick_reads; /* series read from the store in it */
 	size_t ports;		  /* ports in the engine's view */
 };

@@ -633,6 +633,8 @@ void rules_snapshot(struct rules *r, bool with_ratios,
 	memcpy(out->fired_total, r->fired_total, sizeof out->fired_total);
 	out->ticks = r->ticks;
 	out->last_tick_cpu_s = r->last_cpu_s;
+	out->last_tick_wall_s = r->last_wall_s;
+	out->tick_overruns = r->overruns;
 	out->last_tick_reads = r->reads;
 	out->ports = 0;
 	for (uint32_t p = 0; p < r->n_ports; p++)

@@ -412,6 +412,11 @@ struct rules {
 	uint64_t ticks;
 	uint64_t reads; /* series whose figures the last tick used */
 	double last_cpu_s;
+	/* Ticks that took longer than rules.tick (wall time) or started
+	 * more than rules.tick late: the engine did not keep pace. Written
+	 * by the tick thread under lock. */
+	uint64_t overruns;
+	double last_wall_s; /* wall time of the last tick */
 
 	/* Outputs (rules_set_outputs; ctx borrowed). */
 	struct rules_output out[RULES_MAX_OUTPUTS];

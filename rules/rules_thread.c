@@ -87,8 +87,15 @@ static void *tick_thread(void *arg)
 		pthread_mutex_unlock(&r->wake);
 		rules_tick(r, r->real_ns(r->clock_ctx));
 		uint64_t t = rules_tick_ns(r);
+		int64_t wall = mono_ns() - now;
 		pthread_mutex_lock(&r->lock);
 		cpu = r->last_cpu_s;
+		r->last_wall_s = (double)wall / 1e9;
+		/* A tick longer than the period, or one that started a
+		 * period late (the thread was starved or the lock held),
+		 * means the engine did not keep pace. */
+		if (wall > (int64_t)t || now - due > (int64_t)t)
+			r->overruns++;
 		pthread_mutex_unlock(&r->lock);
 		pthread_mutex_lock(&r->wake);
 		last = now;
