@@ -634,6 +634,7 @@ void rules_snapshot(struct rules *r, bool with_ratios,
 	out->ticks = r->ticks;
 	out->last_tick_cpu_s = r->last_cpu_s;
 	out->last_tick_reads = r->reads;
+	out->port_growths = r->port_growths;
 	out->ports = 0;
 	for (uint32_t p = 0; p < r->n_ports; p++)
 		out->ports += port_present(r, p);
