@@ -6,9 +6,11 @@
  * hostI:mlx5_0" (64 ports a switch) is built in memory, then timed:
  * cfg_load_buffer() with fabmond's schema (YAML tree, sections, the
  * link checks), links_set_static() with the table's first lookup (its
- * effective map), and cfg_free(). Wall clock and this thread's CPU time
- * (the machine may be shared). With "--write N FILE" it writes that
- * file instead, for timing `fabmond --check-config -c FILE`. Prints
+ * effective map), the rules engine's first tick over that table (its
+ * graph rebuild: a port per link end, issue #16's reload_big stall,
+ * run while the engine lock is held), and cfg_free(). Wall clock and this
+ * thread's CPU time (the machine may be shared). With "--write N FILE" it
+ * writes that file instead, for timing `fabmond --check-config -c FILE`. Prints
  * figures; never fails on time.
  */
 #include "config.h"
@@ -16,6 +18,8 @@
 #include "cfg.h"
 #include "fabmond.h"
 #include "links.h"
+#include "rules.h"
+#include "store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +88,15 @@ static int bench(unsigned n)
 		return 1;
 	}
 	lap_print("links_set_static+peer", &l);
+	struct store *st = store_new(NULL);
+	struct rules *r = rules_new(st, t, NULL, c, NULL);
+	lap_print("rules_new", &l);
+	rules_tick(r, 0);
+	lap_print("rules_tick (rebuild)", &l);
+	rules_tick(r, 1);
+	lap_print("rules_tick (steady)", &l);
+	rules_free(r);
+	store_free(st);
 	links_free(t);
 	cfg_free(c);
 	lap_print("free", &l);

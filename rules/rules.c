@@ -475,6 +475,7 @@ static void grow_ports(struct rules *r, uint32_t need)
 	GROW(r->queue, cap, ncap);
 	GROW(r->qsub, cap, ncap);
 	r->cap_ports = ncap;
+	r->port_growths++;
 	size_view(r);
 }
 
@@ -562,6 +563,67 @@ static bool name_in(const char *s, char *const *v, size_t n)
 	return false;
 }
 
+/* The label pairs of a link's ends, interned. */
+struct graph_end {
+	store_label dev, port;
+};
+
+/*
+ * Interns both ends of every resolved link of s into e (2 per link, 0
+ * for a skipped link) and counts the ends the engine has no port for
+ * yet, so the port tables are grown once, not a doubling at a time
+ * while the ports arrive (issue #16: 100k links, 200k new ports).
+ */
+static uint32_t graph_ends(struct rules *r, const struct links_snapshot *s,
+			   struct graph_end *e)
+{
+	uint32_t unknown = 0, p;
+	for (size_t i = 0; i < s->n_links; i++) {
+		const struct links_entry *l = &s->links[i];
+		struct graph_end *x = &e[2 * i];
+		x[0] = x[1] = (struct graph_end){ 0, 0 };
+		if (!l->resolved || l->overridden)
+			continue;
+		x[0].dev = store_intern(r->st, l->a_device);
+		x[0].port = store_intern(r->st, l->a_port);
+		x[1].dev = store_intern(r->st, l->b_device);
+		x[1].port = store_intern(r->st, l->b_port);
+		for (int k = 0; k < 2; k++)
+			unknown += !umap_find(
+			    r->port_idx, r->port_idx_val, r->port_idx_cap,
+			    (uint64_t)x[k].dev << 32 | x[k].port, &p);
+	}
+	return unknown;
+}
+
+/* Rails: an end of e named as rail k's NIC must face a rail-k leaf;
+ * the misaligned (nic port, leaf port) pairs go to rail_bad. */
+static void rail_check(struct rules *r, const struct links_snapshot *s,
+		       const struct links_entry *e, uint32_t a, uint32_t b)
+{
+	for (int end = 0; end < 2; end++) {
+		const char *nic_port = end ? e->b_port : e->a_port;
+		const char *other = end ? e->a_device : e->b_device;
+		for (size_t k = 0; k < s->n_rails; k++) {
+			const struct links_rail *rl = &s->rails[k];
+			if (!name_in(nic_port, rl->nics, rl->n_nics))
+				continue;
+			if (name_in(other, rl->leaves, rl->n_leaves))
+				break;
+			if (r->n_rail_bad + 2 > r->cap_rail_bad) {
+				r->cap_rail_bad =
+				    r->cap_rail_bad ? r->cap_rail_bad * 2 : 64;
+				r->rail_bad =
+				    xreallocarray(r->rail_bad, r->cap_rail_bad,
+						  sizeof *r->rail_bad);
+			}
+			r->rail_bad[r->n_rail_bad++] = end ? b : a;
+			r->rail_bad[r->n_rail_bad++] = end ? a : b;
+			break;
+		}
+	}
+}
+
 /* Mirrors the link table: peers and the rail check's findings. */
 static void rebuild_graph(struct rules *r)
 {
@@ -570,44 +632,24 @@ static void rebuild_graph(struct rules *r)
 	for (uint32_t p = 0; p < r->n_ports; p++)
 		r->peer[p] = -1;
 	r->n_rail_bad = 0;
+	struct graph_end *ends =
+	    xreallocarray(NULL, s.n_links ? 2 * s.n_links : 1, sizeof *ends);
+	uint32_t unknown = graph_ends(r, &s, ends);
+	if (unknown)
+		grow_ports(r, r->n_ports + unknown);
 	for (size_t i = 0; i < s.n_links; i++) {
 		const struct links_entry *e = &s.links[i];
 		if (!e->resolved || e->overridden)
 			continue;
-		uint32_t a = find_port(r, store_intern(r->st, e->a_device),
-				       store_intern(r->st, e->a_port));
-		uint32_t b = find_port(r, store_intern(r->st, e->b_device),
-				       store_intern(r->st, e->b_port));
+		const struct graph_end *x = &ends[2 * i];
+		uint32_t a = find_port(r, x[0].dev, x[0].port);
+		uint32_t b = find_port(r, x[1].dev, x[1].port);
 		r->peer[a] = (int32_t)b;
 		r->peer[b] = (int32_t)a;
-		/* Rails: an end named as rail k's NIC must face a rail-k
-		 * leaf. */
-		for (int end = 0; end < 2 && s.n_rails; end++) {
-			const char *nic_dev = end ? e->b_device : e->a_device;
-			const char *nic_port = end ? e->b_port : e->a_port;
-			const char *other = end ? e->a_device : e->b_device;
-			for (size_t k = 0; k < s.n_rails; k++) {
-				const struct links_rail *rl = &s.rails[k];
-				if (!name_in(nic_port, rl->nics, rl->n_nics))
-					continue;
-				(void)nic_dev;
-				if (name_in(other, rl->leaves, rl->n_leaves))
-					break;
-				if (r->n_rail_bad + 2 > r->cap_rail_bad) {
-					r->cap_rail_bad =
-					    r->cap_rail_bad
-						? r->cap_rail_bad * 2
-						: 64;
-					r->rail_bad = xreallocarray(
-					    r->rail_bad, r->cap_rail_bad,
-					    sizeof *r->rail_bad);
-				}
-				r->rail_bad[r->n_rail_bad++] = end ? b : a;
-				r->rail_bad[r->n_rail_bad++] = end ? a : b;
-				break;
-			}
-		}
+		if (s.n_rails)
+			rail_check(r, &s, e, a, b);
 	}
+	free(ends);
 	r->links_gen = s.generation;
 	links_snapshot_free(&s);
 }

@@ -154,6 +154,10 @@ struct rules_snapshot {
 	uint64_t tick_overruns;	  /* ticks over rules.tick, or late by it */
 	uint64_t last_tick_reads; /* series read from the store in it */
 	size_t ports;		  /* ports in the engine's view */
+	/* Times the per-port tables (and the view) were reallocated since
+	 * rules_new: a graph rebuild sizes them once for all the ports its
+	 * links add, so this stays small however many links arrive. */
+	uint64_t port_growths;
 };
 
 /* Clocks for tests; NULL members mean the real clocks. */

@@ -636,6 +636,7 @@ void rules_snapshot(struct rules *r, bool with_ratios,
 	out->last_tick_wall_s = r->last_wall_s;
 	out->tick_overruns = r->overruns;
 	out->last_tick_reads = r->reads;
+	out->port_growths = r->port_growths;
 	out->ports = 0;
 	for (uint32_t p = 0; p < r->n_ports; p++)
 		out->ports += port_present(r, p);

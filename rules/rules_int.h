@@ -314,6 +314,7 @@ struct rules {
 
 	/* Ports. */
 	uint32_t n_ports, cap_ports;
+	uint64_t port_growths; /* grow_ports reallocations (snapshot) */
 	store_label *pdev, *pname;
 	uint32_t *devi;
 	int64_t *plast; /* newest arrival of the port's series this tick */

@@ -1410,12 +1410,40 @@ START_TEST(test_outputs)
 }
 END_TEST
 
+/* Issue #16 (reload_big): a reload adding 20k links (40k unknown ports)
+ * grows the engine's port tables and view once, not a doubling at a
+ * time under the engine lock (the old code grew them 8 times here). */
+START_TEST(test_many_links_grow_the_ports_once)
+{
+	fab_close();
+	char *yaml = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&yaml, &len);
+	ck_assert_ptr_nonnull(f);
+	fputs("interval: 1s\nlossless_priorities: [3]\ntopology:\n"
+	      "  links:\n",
+	      f);
+	for (unsigned i = 0; i < 20000; i++)
+		fprintf(f, "    - [sw%04u:Ethernet%u, host%06u:mlx5_1]\n",
+			i / 64, i % 64 * 4, i);
+	fclose(f);
+	fab_open(yaml);
+	free(yaml);
+	rules_tick(F.r, F.now);
+	struct rules_snapshot s;
+	rules_snapshot(F.r, false, &s);
+	ck_assert_uint_le(s.port_growths, 2);
+	rules_snapshot_free(&s);
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
 	Suite *s = suite_create("rules");
 	TCase *tc = tcase_create("detections");
 	tcase_add_checked_fixture(tc, fab_setup, fab_teardown);
 	tcase_add_test(tc, test_storm_origin_three_hops_upstream);
+	tcase_add_test(tc, test_many_links_grow_the_ports_once);
 	tcase_add_test(tc, test_storm_origin_with_skewed_arrivals);
 	tcase_add_test(tc, test_nic_storm_does_not_wait_for_the_nic_read);
 	tcase_add_test(tc, test_stale_pausing_port_is_waited_for);
