@@ -327,6 +327,7 @@ class Fabric:
             raise Skip("fabsim has no %s" % body)
         if code != 200:
             raise RuntimeError("fabsim fault %s: %d %s" % (body, code, text))
+        return text
 
     def event(self, body):
         code, text = http("POST", self.ctl + "/events", body)

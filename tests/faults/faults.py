@@ -15,8 +15,7 @@ config; a veth pair to a namespace set down. For every phase:
     /api/v1/targets, and come back once it is undone;
   * every other target stays up and fresh (age <= 1.5 intervals);
   * no port's rate above its speed, in the API or over the phase, and
-    the store's implausible-delta counter still (but on reboots and
-    renumbering);
+    the store's implausible-delta counter still (but on reboots);
   * every incident that fires is explained by the phase (its faulty
     devices, e.g. target_silent) or by fabsim's background (a link it
     flapped); any other fails the phase and is printed with its JSON;
