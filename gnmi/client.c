@@ -562,6 +562,19 @@ static void handle_response(struct gtarget *t, const uint8_t *data, size_t len)
 				     t->name,
 				     (unsigned long long)st.map_rejected);
 		}
+		if (st.bad_values) {
+			/* A switch sending "n/a" or the like for counters:
+			 * the target answers, but those series stop. */
+			health_target_count(t->health, HEALTH_C_DECODE_ERRORS,
+					    st.bad_values);
+			log_complain(&t->decode_complaint, LOG_LVL_WARN, "gnmi",
+				     "%s: %llu values of mapped leaves are not "
+				     "numbers fabmon can use (strings such as "
+				     "\"n/a\", NaN, negative counters); those "
+				     "series are not updated",
+				     t->name,
+				     (unsigned long long)st.bad_values);
+		}
 		if (t->objmap)
 			client_objects_notify(t);
 		break;

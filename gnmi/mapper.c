@@ -533,7 +533,9 @@ static int gauge_value(const struct gp_map *map, const struct gnmi_scalar *v,
 	return gnmi_scalar_double(v, out);
 }
 
-/* Writes one value of a mapped entry; 0 or a negative errno. */
+/* Writes one value of a mapped entry; 0 or a negative errno. A value
+ * that is not a usable number (a string such as "n/a", a negative or
+ * fractional counter, NaN) is counted in the stats' bad_values. */
 static int entry_write(struct gnmi_mapper *m, struct gm_entry *e,
 		       const struct gnmi_scalar *v)
 {
@@ -542,10 +544,12 @@ static int entry_write(struct gnmi_mapper *m, struct gm_entry *e,
 	bool gauge = e->map->info->kind == FM_KIND_GAUGE;
 	int rc = gauge ? gauge_value(e->map, v, &d) : gnmi_scalar_u64(v, &raw);
 
-	if (rc)
+	if (!rc && gauge && !isfinite(d))
+		rc = -ERANGE;
+	if (rc) {
+		m->st->bad_values++;
 		return rc;
-	if (gauge && !isfinite(d))
-		return -ERANGE;
+	}
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!e->h && !entry_series(m, e))
 			return -EEXIST;

@@ -100,6 +100,9 @@ struct gnmi_apply_stats {
 	uint64_t map_rejected; /* of rejected: name map fields whose name
 				  the map's key does not parse, or whose
 				  value is not an object id */
+	uint64_t bad_values;   /* of rejected: mapped leaves whose value is
+				  not a usable number ("n/a", NaN, a negative
+				  counter) */
 };
 
 /*

@@ -422,6 +422,28 @@ START_TEST(test_malformed_message_is_counted_and_stream_goes_on)
 }
 END_TEST
 
+/* A switch that sends "n/a" for a counter (fabsim's wrong_types fault):
+ * counted as a decode error, not silently dropped; the rest goes on. */
+START_TEST(test_a_counter_that_is_not_a_number_is_counted)
+{
+	start_target(NULL);
+	set_pfc(10, 0, T0);
+	start_collector(load_cfg(arista_cfg, gnmi_target_port(tgt), ""));
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10),
+		 "no data before the bad value");
+	ck_assert_int_eq(gnmi_target_set_string(tgt, PFC3 "in-frames", "n/a"),
+			 0);
+	ck_assert_int_eq(gnmi_target_set_uint(tgt, OCTETS, 7000), 0);
+	gnmi_target_tick(tgt, T0 + NS_PER_S);
+	WAIT_FOR(value_is("leaf1", "Ethernet1", FM_C_BYTES_RX, 0, 7000),
+		 "the other counters did not go on");
+	WAIT_FOR(get_info("leaf1") &&
+		     info.counters[HEALTH_C_DECODE_ERRORS] >= 1,
+		 "the non-number was not counted");
+	ck_assert(value_is("leaf1", "Ethernet1", FM_C_PFC_RX_FRAMES, 3, 10));
+}
+END_TEST
+
 START_TEST(test_sonic_counters_db_json_ietf_maps_through_the_profile)
 {
 	struct gnmi_target_options o;
@@ -1108,6 +1130,7 @@ static Suite *gnmi_collector_suite(void)
 	tcase_add_test(tc, test_mtls_needs_the_client_certificate);
 	tcase_add_test(tc,
 		       test_malformed_message_is_counted_and_stream_goes_on);
+	tcase_add_test(tc, test_a_counter_that_is_not_a_number_is_counted);
 	tcase_add_test(
 	    tc, test_sonic_counters_db_json_ietf_maps_through_the_profile);
 	tcase_add_test(tc, test_helper_stream_failure_leaves_the_switch_up);

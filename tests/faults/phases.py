@@ -471,13 +471,7 @@ PHASES = [
              "leaf1", G, "drop_after_sync", up=False,
              error=r"^UNAVAILABLE: ", counter="reconnects"),
     SimFault("gnmi_wrong_types", "gNMI counters as non-numbers", "leaf2", G,
-             "wrong_types", counter="decode_errors",
-             known_bug="a counter whose JSON value is the string \"n/a\" "
-             "fails gnmi_scalar_u64 in entry_write (gnmi/mapper.c) and is "
-             "counted only in gnmi_apply_stats.rejected, which "
-             "handle_response (gnmi/client.c) never reports: no "
-             "decode_errors, no log line, the target stays up while its "
-             "counters stop moving"),
+             "wrong_types", counter="decode_errors"),
     Reboot("gnmi_reboot", "leaf0", G),
     SimFault("snmp_timeout", "SNMP requests dropped (timeouts)", "leaf4",
              S, "silent", up=False, error=r"no answer \(timeout"),
