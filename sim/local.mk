@@ -107,14 +107,15 @@ EXTRA_DIST += tests/stress_concurrency.sh tests/tsan.supp
 # fabric for manual checks.
 check_PROGRAMS += tests/check_sim_snmp tests/sim_snmp_serve
 TESTS += tests/check_sim_snmp
-tests_check_sim_snmp_SOURCES = tests/check_sim_snmp.c
+tests_check_sim_snmp_SOURCES = tests/check_sim_snmp.c tests/sim_snmp_tool.h
 tests_check_sim_snmp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_check_sim_snmp_CFLAGS = $(TEST_CFLAGS)
 tests_check_sim_snmp_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(TEST_LIBS)
 # Its target faults (garbage...) as a UDP client sees them.
 check_PROGRAMS += tests/check_sim_snmp_faults
 TESTS += tests/check_sim_snmp_faults
-tests_check_sim_snmp_faults_SOURCES = tests/check_sim_snmp_faults.c
+tests_check_sim_snmp_faults_SOURCES = tests/check_sim_snmp_faults.c \
+	tests/sim_snmp_tool.h
 tests_check_sim_snmp_faults_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/sim
 tests_check_sim_snmp_faults_CFLAGS = $(TEST_CFLAGS)
 tests_check_sim_snmp_faults_LDADD = libfabsim.a $(SIM_SNMP_LIBS) $(TEST_LIBS)

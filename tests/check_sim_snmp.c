@@ -22,6 +22,8 @@
 #include "snmp_agent.h"
 #include "topo.h"
 
+#include "sim_snmp_tool.h"
+
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
@@ -119,57 +121,8 @@ static const struct sim_node *switch_node(size_t i)
 	return sim_topo_node(T, i); /* spines and leaves come first */
 }
 
-/*
- * Runs a tool (a command line of space-separated words, formatted) and
- * serves the agent until it exits. Its stdout and stderr land in out.
- * Returns its exit status.
- */
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	char *argv[64];
-	int argc = 0;
-	for (char *tok = strtok(cmd, " "); tok && argc < 63;
-	     tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	int pfd[2];
-	ck_assert_int_eq(pipe(pfd), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-	size_t len = 0;
-	int status = 0;
-	for (;;) {
-		ck_assert_int_ge(sim_snmp_poll(S, 2000000), 0);
-		ssize_t r;
-		while ((r = read(pfd[0], out + len, sizeof out - 1 - len)) > 0)
-			len += (size_t)r;
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
-	}
-	fcntl(pfd[0], F_SETFL, 0);
-	ssize_t r;
-	while ((r = read(pfd[0], out + len, sizeof out - 1 - len)) > 0)
-		len += (size_t)r;
-	close(pfd[0]);
-	out[len] = '\0';
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
+/* Runs a tool while serving the agent (sim_snmp_tool.h). */
+#define run(...) sim_snmp_tool(S, out, sizeof out, __VA_ARGS__)
 
 #define V2C "-v2c -c public -Oqnt -t 2 -r 2"
 
