@@ -1029,17 +1029,8 @@ int main(void)
 		return 77;
 	}
 	/* The tools read no user or system configuration and no MIBs. */
-	const char *tmp = getenv("TMPDIR");
-	snprintf(envdir, sizeof envdir, "%s/check_sim_snmp.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(envdir)) {
-		perror("mkdtemp");
+	if (sim_snmp_tool_env(envdir, sizeof envdir, "check_sim_snmp") < 0)
 		return 1;
-	}
-	setenv("SNMPCONFPATH", envdir, 1);
-	setenv("SNMP_PERSISTENT_DIR", envdir, 1);
-	setenv("MIBDIRS", envdir, 1);
-	setenv("MIBS", "", 1);
 	SRunner *sr = srunner_create(sim_snmp_suite());
 	/* One agent per process lifetime: every test in its own process,
 	   whatever CK_FORK says. */

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +75,27 @@ static int sim_snmp_tool(struct sim_snmp *s, char *out, size_t outsz,
 	close(pfd[0]);
 	out[len] = '\0';
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * Makes the tools read no user or system configuration and no MIBs: a
+ * fresh directory dir (dirsz bytes; named after test, under $TMPDIR or
+ * /tmp) becomes their configuration, persistent and MIB directory.
+ * 0, or -1 (perror'd) if the directory cannot be made.
+ */
+static int sim_snmp_tool_env(char *dir, size_t dirsz, const char *test)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, dirsz, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", test);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	setenv("SNMPCONFPATH", dir, 1);
+	setenv("SNMP_PERSISTENT_DIR", dir, 1);
+	setenv("MIBDIRS", dir, 1);
+	setenv("MIBS", "", 1);
+	return 0;
 }
 
 #endif
